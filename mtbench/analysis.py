@@ -451,7 +451,8 @@ def plot_radar(res:Results, # what `show_results` returned
     ax.set_theta_offset(np.pi/2); ax.set_theta_direction(-1)
     for model, row in d.iterrows():
         v = row[cats].astype(float).tolist()
-        line, = ax.plot(np.r_[ang, ang[:1]], v + v[:1], marker='o', lw=1.8, label=model)
+        label = model if any(map(np.isfinite, v)) else f'{model} (no valid judgments)'
+        line, = ax.plot(np.r_[ang, ang[:1]], v + v[:1], marker='o', lw=1.8, label=label)
         ax.fill(np.r_[ang, ang[:1]], v + v[:1], alpha=0.08, color=line.get_color())
     ax.set_xticks(ang, [_label(c) for c in cats], fontsize=11)
     ax.set_ylim(0, 10); ax.set_yticks([2, 4, 6, 8, 10]); ax.set_rlabel_position(90/len(cats))
@@ -499,6 +500,7 @@ def plot_turns(res:Results, # what `show_results` returned
         bars = ax.bar(x + (i-1)*w, y, w, yerr=err, capsize=3, label=label, color=['#4C72B0', '#DD8452', '#55A868'][i])
         ax.bar_label(bars, fmt='%.2f', label_type='center', fontsize=8, color='white')
         for xi in x[np.isnan(y)]: ax.text(xi + (i-1)*w, 0.15, 'n/a', ha='center', fontsize=8, rotation=90) # every judgment failed
+    ax.set_xlim(-0.6, len(models) - 0.4) # fixed, so that a model with no scores keeps its place
     ax.set_xticks(x, models, rotation=15 if max(map(len, models)) > 12 else 0)
     ax.set_ylim(0, 10); ax.set_ylabel('score (1-10), 95% CI over questions')
     ax.set_title(f"Turn 1 vs turn 2 (judge: {judge})")

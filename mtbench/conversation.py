@@ -205,7 +205,8 @@ def _prefill(self:HFBackend, prompts:list, width:int):
     from transformers import DynamicCache
     from transformers.cache_utils import DynamicLayer
     if not self.prefill_rows or min(map(len, prompts)) < 2: return None
-    kw = {'logits_to_keep': 1} if 'logits_to_keep' in inspect.signature(self.model.forward).parameters else {}
+    core = self.model.get_base_model() if hasattr(self.model, 'get_base_model') else self.model # a PEFT model passes kwargs on
+    kw = {'logits_to_keep': 1} if 'logits_to_keep' in inspect.signature(core.forward).parameters else {}
     rows = []
     for p in prompts:
         c = self.model(input_ids=torch.tensor([p[:-1]], device=self.model.device), use_cache=True, **kw).past_key_values

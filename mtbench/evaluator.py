@@ -53,8 +53,11 @@ def questions(self:MTBenchEvaluator):
 
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
+    "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    return resolve_judge(self.judge, self.judge_base_url, self.judge_api_key_env, self.judge_max_tokens, self.score_mode)
+    args = (self.judge, self.judge_base_url, self.judge_api_key_env, self.judge_max_tokens, self.score_mode)
+    if getattr(self, '_judge_spec', (None,))[0] != args: self._judge_spec = (args, resolve_judge(*args))
+    return self._judge_spec[1]
 
 # %% ../nbs/06_evaluator.ipynb #b0d9b88b
 _VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_judge.ipynb #084fc822
 from __future__ import annotations
-import ast, asyncio, concurrent.futures, json, math, os, random, re, tempfile, threading, time
+import ast, asyncio, concurrent.futures, json, math, os, random, re, sys, tempfile, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.foundation import L
@@ -607,8 +607,8 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
         limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.name) or (500, 30_000))
         gate = RateGate(rpm or limits[0], tpm or limits[1])
         log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
-        from tqdm.auto import tqdm
-        with tqdm(total=len(todo), desc=f'judge {spec.name}', unit='judgment', disable=None) as bar:
+        from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
+        with tqdm(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
             if spec.local: stats = _run_local(todo, spec, out, progress=bar)
             else: stats = _run_sync(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar))
         summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
