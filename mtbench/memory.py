@@ -12,10 +12,10 @@ from fastcore.basics import patch
 from .data import MTBenchError, log
 
 # %% auto #0
-__all__ = ['GB', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'ACT_FACTOR', 'cpu_memory', 'gpu_memory', 'memory_snapshot',
-           'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'Arch', 'count_params', 'norm_dtype',
-           'norm_quantization', 'MemoryEstimate', 'estimate_memory', 'default_device', 'best_dtype', 'device_free_gb',
-           'MemoryPlan', 'plan_memory']
+__all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'ACT_FACTOR',
+           'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks', 'MemoryMonitor', 'free_memory', 'release',
+           'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype', 'norm_quantization', 'MemoryEstimate',
+           'estimate_memory', 'default_device', 'best_dtype', 'device_free_gb', 'MemoryPlan', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -145,6 +145,21 @@ def release(*objs) -> dict:
                 except AttributeError: pass
     del objs
     return free_memory()
+
+# %% ../nbs/01_memory.ipynb #a7c31e0b0002
+MALLOC_MMAP_THRESHOLD = 256 * 2**20 # buffers up to this size come from the heap
+MALLOC_TRIM_THRESHOLD = 512 * 2**20 # freed memory the heap keeps before returning it
+
+def keep_freed_memory(mmap_threshold:int=MALLOC_MMAP_THRESHOLD, # bytes: larger buffers still get their own mmap
+                      trim_threshold:int=MALLOC_TRIM_THRESHOLD, # bytes of freed memory kept for reuse
+                     ) -> bool:
+    "Make glibc reuse freed memory for large buffers (see above); False where it was not applied."
+    if os.environ.get('MTBENCH_MALLOC', '').lower() == 'default' or not sys.platform.startswith('linux'): return False
+    import ctypes
+    try: mallopt = ctypes.CDLL('libc.so.6').mallopt # glibc only
+    except (OSError, AttributeError): return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3 # from glibc's malloc.h
+    return bool(mallopt(M_MMAP_THRESHOLD, mmap_threshold)) and bool(mallopt(M_TRIM_THRESHOLD, trim_threshold))
 
 # %% ../nbs/01_memory.ipynb #323a8338
 @dataclass

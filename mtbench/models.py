@@ -9,7 +9,7 @@ import urllib.error, urllib.request
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from .data import MTBenchError, log, cache_dir, sha256_file
-from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device,
+from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
 
 # %% auto #0
@@ -334,6 +334,7 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
     "Load model `name` with the best dtype, quantization and attention that fit the memory budget."
     src = resolve_model(name)
     device = device or default_device()
+    if device == 'cpu' and keep_freed_memory(): log.debug('cpu: glibc keeps freed memory for reuse (MTBENCH_MALLOC=default turns this off)')
     if device.startswith('cuda') and default_device() != 'cuda': raise MTBenchError(f"--device {device}: no CUDA GPU is available here; use --device cpu")
     if batch_size in ('auto', ''): batch_size = None
     plan = plan_memory(model_arch(src, revision), device, memory_limit, dtype, quantization, batch_size,
