@@ -5,7 +5,7 @@
 # %% ../nbs/03_conversation.ipynb #1fcbbda4
 from __future__ import annotations
 import asyncio, concurrent.futures, hashlib, os, re, sys, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
@@ -145,7 +145,10 @@ def _is_oom(e) -> bool:
     msg = str(e).lower()
     return isinstance(e, RuntimeError) and any(s in msg for s in ('out of memory', "can't allocate memory", 'not enough memory'))
 
-def _describe(e) -> str: return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+def _describe(e) -> str:
+    "A one-line description of a failed call (the judge uses it too), with anything key-like masked."
+    msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
+    return re.sub(r'(sk-|key-)[A-Za-z0-9_*\-]{4,}', r'\1***', ' '.join(msg.split()))[:300]
 
 # %% ../nbs/03_conversation.ipynb #d8e60b24
 CPU_BATCH = 16 # the most questions per batch on a CPU, where compute, not memory, is the limit
@@ -343,7 +346,7 @@ async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new
                                f"{self.api_key_env or 'OPENAI_API_KEY'} (or --api-key-env)") from None
         except openai.NotFoundError as e:
             raise MTBenchError(f"{self.base_url} has no model {self.model!r} (404: {_describe(e)}); check --model") from None
-        except openai.APIStatusError as e: return Completion(error=f"{e.status_code}: {_describe(e)}")
+        except openai.APIStatusError as e: return Completion(error=_describe(e))
         dt = time.perf_counter() - t0
     msg = r.choices[0].message
     text = msg.content or ''

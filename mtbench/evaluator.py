@@ -46,18 +46,24 @@ class MTBenchEvaluator:
         self.models, self.output_dir = list(models), Path(output_dir)
 
 # %% ../nbs/06_evaluator.ipynb #ddd432cc
+def _memo(obj, name, f, *args):
+    "`f(*args)`, kept on `obj` and computed again only when `args` change (a setting was edited)."
+    hit = obj.__dict__.get(name)
+    if hit is None or hit[0] != args: obj.__dict__[name] = hit = (args, f(*args))
+    return hit[1]
+
 @patch(as_prop=True)
 def questions(self:MTBenchEvaluator):
-    return load_questions(self.data_dir, categories=self.categories, question_ids=self.question_ids,
-                          max_questions=self.max_questions)
+    "The selected questions, read (and checked) once for the same settings."
+    return _memo(self, '_questions', lambda d, c, q, n: load_questions(d, categories=c, question_ids=q, max_questions=n),
+                 self.data_dir, self.categories, self.question_ids, self.max_questions)
 
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    args = (self.judge, self.judge_base_url, self.judge_api_key_env, self.judge_max_tokens, self.score_mode)
-    if getattr(self, '_judge_spec', (None,))[0] != args: self._judge_spec = (args, resolve_judge(*args))
-    return self._judge_spec[1]
+    return _memo(self, '_judge_spec', resolve_judge, self.judge, self.judge_base_url, self.judge_api_key_env,
+                 self.judge_max_tokens, self.score_mode)
 
 # %% ../nbs/06_evaluator.ipynb #b0d9b88b
 _VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
@@ -92,12 +98,7 @@ def settings(self:MTBenchEvaluator) -> dict:
 @patch
 def _write_manifest(self:MTBenchEvaluator, status:str):
     "Rewrite `run.json` (atomically) with the run's state so far."
-    spec = self.judge_spec
-    m = dict(status=status, started=self._started, updated=time.strftime('%Y-%m-%dT%H:%M:%S%z'),
-             command=self._command, settings=self.settings(), versions=library_versions(), data=self.data_files(),
-             questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
-             judge={'name': spec.name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
-                    'params': spec.params, 'score_mode': spec.score_mode},
+    m = dict(status=status, updated=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **self._fixed,
              models=self._models, failures=self._failures, timing=self._timing)
     self.output_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile('w', dir=self.output_dir, delete=False) as f: json.dump(m, f, indent=1, default=str)
@@ -167,16 +168,20 @@ class EvalResults:
 def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
-    self._started, self._command = time.strftime('%Y-%m-%dT%H:%M:%S%z'), command
-    self._models, self._failures, self._timing = {}, {}, {}
     t0 = time.monotonic()
     spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    self._models, self._failures, self._timing = {}, {}, {}
+    self._fixed = dict( # what run.json says of the run that does not change while it runs
+        started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
+        data=self.data_files(), questions=list(qs.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
+        judge={'name': spec.name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
+               'params': spec.params, 'score_mode': spec.score_mode})
     self._write_manifest('running')
     background = not spec.local and self.mode == 'single'
-    judging, answered = None, []
+    self._judging, answered = None, [] # the background judging, if any: the Colab panel's Stop interrupts it too
     try:
         for m in self.models:
-            if judging: judging.result() if not judging.is_alive() else None # a judge error stops the run here
+            if self._judging and not self._judging.is_alive(): self._judging.result() # a judge error stops the run here
             try:
                 self._models[m] = info = self.answer(m)
                 answered.append(info['model_id'])
@@ -186,9 +191,9 @@ def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
                 log.error(f"{m} failed: {self._failures[m]}; going on with the other models")
             self._write_manifest('running')
             if background and m not in self._failures:
-                if judging: judging.result()
-                judging = _Background(self.judge_models, [answered[-1]])
-        if judging: judging.result()
+                if self._judging: self._judging.result()
+                self._judging = _Background(self.judge_models, [answered[-1]])
+        if self._judging: self._judging.result()
         if not background and answered: self.judge_models(answered)
         self._timing['total'] = round(time.monotonic()-t0, 3)
         summary = write_report(self.output_dir, judge=spec.name, model_list=answered or None,
@@ -227,10 +232,9 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
            ):
     "Evaluate models on MT-bench: answers, judgments, scores, plots and a report."
+    flags = dict(locals()) # the flags are MTBenchEvaluator's arguments, by name
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
-    ev = MTBenchEvaluator(models, judge, output_dir, data_dir, max_questions, categories, question_ids, mode, baseline, bs,
-                          max_new_tokens, memory_limit, dtype, quantization, num_choices, model_base_url, judge_base_url,
-                          judge_api_key_env, judge_rpm, judge_tpm, judge_concurrency, judge_max_tokens, score_mode, reference)
+    ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
     res = ev.run(command=' '.join(['mtbench', 'run'] + sys.argv[2:]) if sys.argv[1:2] == ['run'] else None)
     print(res)
     if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(models)} models failed: " +

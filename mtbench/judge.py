@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_judge.ipynb #084fc822
 from __future__ import annotations
-import ast, asyncio, concurrent.futures, json, math, os, random, re, sys, tempfile, threading, time
+import ast, asyncio, json, math, os, random, re, sys, tempfile, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.foundation import L
@@ -12,6 +12,7 @@ from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile,
                           load_questions, load_reference_answers, load_judge_prompts)
+from .conversation import _describe, _run_sync # shared with the answer generator's endpoint client
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
@@ -319,11 +320,6 @@ def _wait(retry_state) -> float:
     if ra is not None: return min(ra, 120) + random.uniform(0, 0.25)
     return wait_random_exponential(multiplier=1, max=60)(retry_state)
 
-def _describe(e) -> str:
-    "A one-line description of a failed call, with anything key-like masked."
-    msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
-    return re.sub(r'(sk-|key-)[A-Za-z0-9_*\-]{4,}', r'\1***', ' '.join(msg.split()))[:300]
-
 def _fatal(e, spec):
     "The one-line `MTBenchError` for errors that retrying cannot fix, or None."
     import openai
@@ -449,11 +445,6 @@ async def _run_api(tasks, spec, out:RecordFile, gate, concurrency, price, est_ou
     finally: await client.close()
     return stats
 
-def _run_sync(coro):
-    "Run `coro` to completion, also from inside a running event loop (Jupyter)."
-    try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
 
 # %% ../nbs/04_judge.ipynb #283126f7
 def local_expected_score(lm, # a `LoadedModel`

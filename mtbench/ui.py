@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_colab.ipynb #4a2e0bd1
 from __future__ import annotations
-import ctypes, logging, math, os, sys, tempfile, threading, traceback, zipfile
+import ctypes, logging, os, sys, tempfile, threading, traceback, zipfile
 from contextlib import contextmanager
 from html import escape
 from pathlib import Path
@@ -13,6 +13,10 @@ from fastcore.basics import patch
 from IPython import get_ipython
 from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
+from .memory import gpu_memory
+from .models import MODELS
+from .conversation import _batch_flag
+from .analysis import _cell
 
 # %% auto #0
 __all__ = ['CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'judge_cost',
@@ -26,10 +30,10 @@ def in_colab() -> bool:
 
 def gpu_info() -> dict|None:
     "Name, total and free memory (GB) of the first CUDA GPU, or None where there is none."
+    m = gpu_memory(0)
+    if m is None: return None
     import torch
-    if not torch.cuda.is_available(): return None
-    free, total = torch.cuda.mem_get_info(0)
-    return dict(name=torch.cuda.get_device_name(0), total_gb=total/2**30, free_gb=free/2**30, count=torch.cuda.device_count())
+    return dict(name=torch.cuda.get_device_name(0), total_gb=m['total_gb'], free_gb=m['free_gb'], count=torch.cuda.device_count())
 
 def suggest_memory_limit(total_gb:float, # the GPU's memory
                         ) -> int:
@@ -53,10 +57,6 @@ CUSTOM_JUDGE = 'custom'
 KEY_ENV = 'OPENAI_API_KEY'
 OPENAI_JUDGES = ['gpt-4.1-nano', 'gpt-4.1-mini', 'gpt-4.1', 'gpt-4o-mini', 'gpt-4o', 'gpt-4', 'gpt-5-nano', 'gpt-5-mini', 'gpt-5', 'o4-mini']
 
-def _registry():
-    from mtbench.models import MODELS
-    return MODELS
-
 def judge_cost(judge:str, # an OpenAI model name
                calls:int=160, # judge calls per model: 80 questions x 2 turns
                input_tokens:int=900, # about, per call
@@ -71,7 +71,7 @@ def judge_cost(judge:str, # an OpenAI model name
 def judge_options() -> list[tuple[str,str]]:
     "The judge menu as (label, value) pairs: OpenAI models with a price, local models, and a custom endpoint."
     opts = [(f"{j}  (about ${judge_cost(j):.2f} per model)" if judge_cost(j) is not None else j, j) for j in OPENAI_JUDGES]
-    opts += [(f"local: {n} (offline, for trying things out)", f"local:{n}") for n in _registry()]
+    opts += [(f"local: {n} (offline, for trying things out)", f"local:{n}") for n in MODELS]
     return opts + [("custom OpenAI-compatible endpoint ...", CUSTOM_JUDGE)]
 
 # %% ../nbs/07_colab.ipynb #5858e83a
@@ -193,8 +193,8 @@ class RunnerPanel:
         if memory_limit == 'detect':
             info = gpu_info()
             memory_limit = suggest_memory_limit(info['total_gb']) if info else None
-        self.data_dir, self.thread, self.result, self._lock, self._stoppable, self._before = data_dir, None, None, threading.Lock(), False, set()
-        reg = _registry()
+        self.data_dir, self.thread, self.result, self._lock, self._stoppable, self._ev = data_dir, None, None, threading.Lock(), False, None
+        reg = MODELS
         self.models = W.SelectMultiple(options=[(f"{n}  ({getattr(s, 'hf_id', '')})", n) for n,s in reg.items()],
                                        rows=min(len(reg), 8), description='Models', **_style())
         self.other_models = W.Text(description='Other models', placeholder='Hugging Face ids or adapter folders, separated by spaces', **_style())
@@ -265,10 +265,7 @@ def settings(self:RunnerPanel) -> dict:
     if judge == CUSTOM_JUDGE:
         judge, base = self.judge_model.value.strip(), self.judge_base_url.value.strip()
         if not (judge and base): raise MTBenchError("a custom judge needs both a model name and a base URL (e.g. http://host:8000/v1)")
-    bs = self.batch_size.value.strip() or 'auto'
-    if bs != 'auto':
-        if not bs.isdigit() or int(bs) < 1: raise MTBenchError(f"batch size {bs!r}: give a positive whole number, or 'auto'")
-        bs = int(bs)
+    bs = _batch_flag(self.batch_size.value.strip() or 'auto')
     jmax = self.judge_max_tokens.value.strip() or None
     if jmax is not None:
         if not jmax.isdigit() or int(jmax) < 1: raise MTBenchError(f"judge max tokens {jmax!r}: give a positive whole number, or leave it empty")
@@ -320,7 +317,7 @@ def _work(self:RunnerPanel, kw):
             try:
                 ev = MTBenchEvaluator(**kw)
                 try:
-                    with self._lock: self._before, self._stoppable = {t.ident for t in threading.enumerate()}, True
+                    with self._lock: self._ev, self._stoppable = ev, True
                     res = ev.run()
                 finally:
                     with self._lock: self._stoppable = False
@@ -342,10 +339,6 @@ def _work(self:RunnerPanel, kw):
 _TABLE_CSS = ('<style>.mtbench-scores td, .mtbench-scores th {padding: 2px 8px; text-align: right}'
               '.mtbench-scores {border-collapse: collapse}</style>')
 
-def _cell(v):
-    if v is None or (isinstance(v, float) and math.isnan(v)): return '-'
-    return f'{v:.2f}' if isinstance(v, float) else str(v)
-
 def scores_html(table, # the evaluator's `EvalResults.table`
                ) -> str:
     "The score table as compact HTML: two decimals, '-' where there is no score, headers with spaces."
@@ -358,7 +351,7 @@ def _show(self:RunnerPanel, res):
     self.table.value = scores_html(res.table)
     for name in ('radar', 'heatmap'):
         p = res.figures.get(name)
-        getattr(self, name).value = Path(p).read_bytes() if p and Path(p).exists() else b''
+        getattr(self, name).value = p.read_bytes() if p else b''
     self.results.layout.display = ''
 
 @patch
@@ -371,11 +364,8 @@ def stop(self:RunnerPanel, _=None):
     with self._lock:
         if not self._stoppable: return
         raise_in_thread(t)
-        for h in _helpers(self._before): raise_in_thread(h)
-
-def _helpers(before):
-    "Threads of mtbench's own classes started since `before` (idents): the evaluator's background judging."
-    return [t for t in threading.enumerate() if t.ident not in before and type(t).__module__.startswith('mtbench.') and t.is_alive()]
+        judging = getattr(self._ev, '_judging', None) # the evaluator's background judging, if any
+        if judging is not None and judging.is_alive(): raise_in_thread(judging)
 
 @patch
 def wait(self:RunnerPanel, timeout:float|None=None) -> bool:
