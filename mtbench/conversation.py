@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from fastcore.script import Param
-from .data import (MTBenchError, log, Answer, Question, RecordFile, category_temperature, load_questions,
+from .data import (MTBenchError, log, Answer, Question, RecordFile, category_temperature, load_questions, hold_folder,
                    new_answer_id)
 
 # %% auto #0
@@ -486,13 +486,14 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
     if not questions: raise MTBenchError("no questions selected; check --categories, --question-ids and --max-questions")
     if num_choices < 1: raise MTBenchError(f"--num-choices {num_choices}: use 1 or more")
     if max_new_tokens < 1: raise MTBenchError(f"--max-new-tokens {max_new_tokens}: use 1 or more")
-    backend, own = make_backend(model, model_base_url, model_id, api_key_env, concurrency, batch_size, max_new_tokens,
-                                memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens))
-    try: return _answer_all(backend, questions, Path(output_dir), num_choices, max_new_tokens, progress)
-    finally:
-        if own:
-            from mtbench.memory import release
-            release(backend.lm)
+    with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
+        backend, own = make_backend(model, model_base_url, model_id, api_key_env, concurrency, batch_size, max_new_tokens,
+                                    memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens))
+        try: return _answer_all(backend, questions, Path(output_dir), num_choices, max_new_tokens, progress)
+        finally:
+            if own:
+                from mtbench.memory import release
+                release(backend.lm)
 
 # %% ../nbs/03_conversation.ipynb #0b6b3f20
 def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, progress):
@@ -518,6 +519,7 @@ def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, pro
                 stats['answered' if 'error' not in rec.extra else 'failed'] += 1
                 bar.update(1)
             i += len(wave)
+            if out.stop_reason: raise out.stop_reason # the disk filled: this wave landed in the reserve, start no other
     finally: bar.close()
     secs = time.perf_counter() - t0
     out.compact()

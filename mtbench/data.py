@@ -4,19 +4,21 @@
 
 # %% ../nbs/00_data.ipynb #78f4a87c
 from __future__ import annotations
-import argparse, hashlib, json, logging, os, re, sys, tempfile, time, urllib.request, uuid
+import argparse, contextlib, contextvars, errno, hashlib, json, logging, os, re, socket, sys, tempfile, threading, time, urllib.request, uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from fastcore.basics import store_attr
+from fastcore.basics import store_attr, patch
 from fastcore.docments import docments
 from fastcore.foundation import L
 from fastcore.script import Param
 
 # %% auto #0
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'CATEGORIES', 'NEED_REF_CATS', 'TEMPERATURES',
-           'MTBenchError', 'cache_dir', 'data_dir', 'sha256_file', 'official_file', 'read_jsonl',
-           'category_temperature', 'Question', 'load_questions', 'Answer', 'new_answer_id', 'load_reference_answers',
-           'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'RecordFile', 'cli_parser', 'data_cli']
+           'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError',
+           'cache_dir', 'data_dir', 'sha256_file', 'official_file', 'iter_jsonl', 'read_jsonl', 'category_temperature',
+           'Question', 'load_questions', 'Answer', 'new_answer_id', 'load_reference_answers', 'JudgePrompt',
+           'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error', 'RecordFile',
+           'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -87,23 +89,28 @@ def official_file(name:str, # a key of `OFFICIAL_FILES`, e.g. 'question.jsonl'
     return path
 
 # %% ../nbs/00_data.ipynb #ff0f170d
-def read_jsonl(path) -> L:
-    "Records of the JSONL file at `path`; a torn last line is skipped with a warning, any other bad line raises."
+def iter_jsonl(path) -> 'Iterator[tuple]':
+    "(line number, byte offset, record) for each record of the JSONL file at `path`, read one line at a time; a torn last line is skipped with a warning."
     path = Path(path)
     if not path.exists(): raise MTBenchError(f"{path} not found")
-    lines = path.read_text(encoding='utf-8').split('\n')
-    res = L()
-    for i,line in enumerate(lines, 1):
-        if not line.strip(): continue
-        try: rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            if i == len(lines): # no newline after it: the write was interrupted
-                log.warning(f"{path}:{i}: skipped a torn last line (an interrupted write); it will be redone")
-                continue
-            raise MTBenchError(f"{path}:{i}: not valid JSON ({e.msg} at column {e.colno}); fix or delete that line") from None
-        if not isinstance(rec, dict): raise MTBenchError(f"{path}:{i}: expected a JSON object, got {type(rec).__name__}")
-        res.append(rec)
-    return res
+    with open(path, 'rb') as f:
+        end = 0
+        for i, line in enumerate(f, 1):
+            start, end = end, end + len(line)
+            if not line.strip(): continue
+            try: rec = json.loads(line)
+            except ValueError as e:
+                if not line.endswith(b'\n'): # the last line, with no newline after it: the write was interrupted
+                    log.warning(f"{path}:{i}: skipped a torn last line (an interrupted write); it will be redone")
+                    continue
+                where = f" at column {e.colno}" if hasattr(e, 'colno') else ''
+                raise MTBenchError(f"{path}:{i}: not valid JSON ({getattr(e, 'msg', e)}{where}); fix or delete that line") from None
+            if not isinstance(rec, dict): raise MTBenchError(f"{path}:{i}: expected a JSON object, got {type(rec).__name__}")
+            yield i, start, rec
+
+def read_jsonl(path) -> L:
+    "Records of the JSONL file at `path`; a torn last line is skipped with a warning, any other bad line raises."
+    return L(rec for _, _, rec in iter_jsonl(path))
 
 # %% ../nbs/00_data.ipynb #077ea580
 CATEGORIES = ['writing', 'roleplay', 'reasoning', 'math', 'coding', 'extraction', 'stem', 'humanities']
@@ -280,46 +287,289 @@ class PairJudgment(_Record):
     def key(self): return (self.question_id, self.model_1, self.model_2, tuple(self.judge), self.turn)
 
 # %% ../nbs/00_data.ipynb #b365b77d
+class StorageError(MTBenchError):
+    "The run folder cannot be written (full, read-only, gone); what was written before is kept."
+
+_FIXES = {
+    errno.ENOSPC: "the disk is full: free some space on it (or copy the folder to a disk with room and pass that --output-dir)",
+    errno.EDQUOT: "the disk quota is used up: free some space (or copy the folder to a disk with room and pass that --output-dir)",
+    errno.EROFS: "it is on a read-only filesystem: remount it read-write, or copy the folder somewhere writable and pass that --output-dir",
+    errno.EACCES: "you may not write there: fix its permissions, or copy the folder somewhere writable and pass that --output-dir",
+    errno.EPERM: "you may not write there: fix its permissions, or copy the folder somewhere writable and pass that --output-dir",
+    errno.ENOENT: "it is gone (deleted, or its drive unmounted): restore or mount it again (Colab: drive.mount) at the same path",
+    errno.ENOTCONN: "its filesystem stopped answering (a network or Google Drive mount dropped): mount it again",
+    errno.ESTALE: "its filesystem stopped answering (a network or Google Drive mount dropped): mount it again",
+    errno.EIO: "the disk or its mount failed (an I/O error): check it, or mount it again",
+    errno.EFBIG: "the file size limit was reached (see ulimit -f): raise it",
+}
+STORAGE_ERRNOS = frozenset(_FIXES)
+
+def storage_error(e:OSError, # the error, from writing `path`
+                  path, # the file or folder being written
+                 ) -> StorageError:
+    "A one-line `StorageError` for `e`: the run folder, what happened, what to do."
+    h = _holder(path)
+    folder = h.folder if h else Path(path).parent
+    code = errno.errorcode.get(e.errno, 'error')
+    return StorageError(f"cannot write to {folder}: {e.strerror or e} ({code}, writing {Path(path).name}); {_FIXES.get(e.errno, 'check that folder and its disk')}; "
+                        "then run the same command again: everything written so far is kept and is not redone")
+
+# %% ../nbs/00_data.ipynb #108cf838
+_HELD = {} # run folder (resolved) -> its `_Hold`, for the folders this process holds
+
+def _holder(path):
+    "The `_Hold` of the held run folder that contains `path`, or None."
+    if not _HELD: return None
+    p = Path(os.path.realpath(path))
+    for folder, h in list(_HELD.items()):
+        if p == folder or folder in p.parents: return h
+    return None
+
+# %% ../nbs/00_data.ipynb #ffc3fd85
 class RecordFile:
     "An append-only JSONL file of `cls` records, one live record per key."
     def __init__(self, path, cls=Answer): self.path,self.cls = Path(path),cls
 
+    def scan(self):
+        "(byte offset, record dict) for each record, read one line at a time."
+        if self.path.exists(): yield from ((off, d) for _, off, d in iter_jsonl(self.path))
+
     def load(self) -> dict:
         "The records by key, the last one of each key winning."
-        if not self.path.exists(): return {}
-        return {r.key: r for r in map(self.cls.from_dict, read_jsonl(self.path))}
+        return {r.key: r for r in (self.cls.from_dict(d) for _, d in self.scan())}
 
-    def _cut_torn_tail(self):
-        if not self.path.exists() or self.path.stat().st_size == 0: return
-        data = self.path.read_bytes()
-        if data.endswith(b'\n'): return
-        tail = data[data.rfind(b'\n')+1:]
-        try: json.loads(tail); fix = data + b'\n' # complete record, only its newline was lost
-        except json.JSONDecodeError:
-            log.warning(f"{self.path}: cut a torn last line ({len(tail)} bytes, an interrupted write)")
-            fix = data[:len(data)-len(tail)]
-        with open(self.path, 'wb') as f: f.write(fix)
+    def read_at(self, offset:int):
+        "The record whose line starts at byte `offset` (from `scan`)."
+        with open(self.path, 'rb') as f: f.seek(offset); return self.cls.from_dict(json.loads(f.readline()))
 
-    def append(self, rec):
-        "Write `rec` as one line, flushed to disk before returning."
+    @property
+    def stop_reason(self) -> StorageError|None:
+        "Why writers should start no new work (the disk filled and the reserve was spent), or None."
+        h = _holder(self.path)
+        return h.full if h else None
+
+# %% ../nbs/00_data.ipynb #e019aabc
+@patch
+def _write(self:RecordFile, data:bytes):
+    "Append `data` and fsync it; on failure, cut off whatever part of it reached the file."
+    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view: view = view[os.write(fd, view):]
+            os.fsync(fd) # where space is allocated late (NFS, some FUSE), a full disk shows up here
+        except BaseException:
+            with contextlib.suppress(OSError): os.ftruncate(fd, start)
+            raise
+    finally: os.close(fd)
+
+@patch
+def _cut_torn_tail(self:RecordFile):
+    "Cut a torn last line (an interrupted write), or add the newline a complete last record lost."
+    try: size = self.path.stat().st_size
+    except FileNotFoundError: return
+    tail, pos = b'', size
+    with open(self.path, 'rb') as f:
+        if size: f.seek(size - 1)
+        if not size or f.read(1) == b'\n': return # the usual case: one byte read
+        while pos: # read back from the end until the last newline
+            n = min(pos, 1 << 16); pos -= n; f.seek(pos); chunk = f.read(n)
+            i = chunk.rfind(b'\n')
+            tail = chunk[i+1:] + tail
+            if i >= 0: break
+    if not tail: return
+    try: json.loads(tail); self._write(b'\n') # a complete record, only its newline was lost
+    except ValueError:
+        log.warning(f"{self.path}: cut a torn last line ({len(tail)} bytes, an interrupted write)")
+        os.truncate(self.path, size - len(tail))
+
+# %% ../nbs/00_data.ipynb #59cf8615
+@patch
+def append(self:RecordFile, rec):
+    "Write `rec` as one line, fsynced before returning; a folder that cannot be written raises `StorageError`."
+    line = (json.dumps(rec.to_dict()) + '\n').encode('utf-8')
+    h = _holder(self.path)
+    try:
+        if h: h.check() # the run folder is still there and still ours
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._cut_torn_tail()
-        with open(self.path, 'a', encoding='utf-8') as f:
-            f.write(json.dumps(rec.to_dict()) + '\n')
-            f.flush(); os.fsync(f.fileno())
-        return rec
+        try: self._write(line)
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT) or not (h and h.spend_reserve(storage_error(e, self.path))): raise
+            self._write(line) # in the room the reserve left
+    except OSError as e: raise storage_error(e, self.path) from None
+    return rec
 
-    def compact(self):
-        "Rewrite the file sorted by key, keeping the last line of each key byte for byte."
-        if not self.path.exists(): return
-        lines = {}
-        for line in self.path.read_text(encoding='utf-8').splitlines(keepends=True):
-            try: rec = self.cls.from_dict(json.loads(line))
-            except json.JSONDecodeError: continue
-            lines[rec.key] = line if line.endswith('\n') else line+'\n'
+@patch
+def compact(self:RecordFile):
+    "Rewrite the file sorted by key, keeping the last line of each key byte for byte."
+    if not self.path.exists(): return
+    lines = {}
+    for line in self.path.read_text(encoding='utf-8').splitlines(keepends=True):
+        try: rec = self.cls.from_dict(json.loads(line))
+        except json.JSONDecodeError: continue
+        lines[rec.key] = line if line.endswith('\n') else line+'\n'
+    tmp = None
+    try:
         with tempfile.NamedTemporaryFile('w', dir=self.path.parent, delete=False, encoding='utf-8') as f:
+            tmp = f.name
             f.writelines(lines[k] for k in sorted(lines))
-        os.replace(f.name, self.path)
+        os.replace(tmp, self.path)
+    except OSError as e:
+        if tmp: _unlink(tmp)
+        raise storage_error(e, self.path) from None
+
+def _unlink(path):
+    with contextlib.suppress(OSError): os.unlink(path)
+
+# %% ../nbs/00_data.ipynb #0a941d95
+LEASE_SECONDS = 120.0 # a holder on another machine whose heartbeat stops for this long is taken to be gone
+RESERVE_BYTES = 4 << 20 # room kept while a run holds its folder, spent when the disk fills
+LOCK_NAME, INFO_NAME, RESERVE_NAME = '.mtbench.lock', '.mtbench.lock.json', '.mtbench.reserve'
+
+class FolderBusy(MTBenchError):
+    "Another run holds the run folder."
+
+_held_here = contextvars.ContextVar('mtbench_held_here', default=frozenset()) # the folders the running code holds
+_registry = threading.Lock()
+
+# %% ../nbs/00_data.ipynb #e4b3d1a2
+class _Hold:
+    "This process's hold on a run folder: the lease, what it says about itself, the reserve; counted, so holds nest."
+    def __init__(self, folder:Path, command:str):
+        self.folder, self.command, self.count, self.full, self.lost = folder, command, 0, None, None
+        self.since, self._mu = time.strftime('%Y-%m-%d %H:%M:%S %Z'), threading.Lock()
+
+    def _lost(self, compromise): # from the heartbeat thread
+        self.lost = compromise.reason
+        log.error(f"{self.folder}: this run lost its hold on the folder ({compromise.reason}); it stops at the next record")
+
+    def check(self):
+        "Raise if the folder is gone, replaced (unmounted) or no longer held by this run."
+        st = os.stat(self.folder) # OSError (ENOENT, ENOTCONN ...) when it is gone
+        if st.st_dev != self.dev or not (self.folder/LOCK_NAME).exists():
+            if st.st_dev != self.dev: raise OSError(errno.ENOENT, 'the folder is not the one this run started in (unmounted?)', str(self.folder))
+            self.lost = self.lost or 'its lock file was deleted'
+        if self.lost:
+            raise StorageError(f"{self.folder}: this run lost its hold on the folder ({self.lost}); stopping so that two runs never "
+                               "write the same files. Run the same command again to continue: everything written so far is kept")
+
+    def spend_reserve(self, err:StorageError) -> bool:
+        "The disk is full: free the reserve so the records in flight still land; the run stops after them."
+        with self._mu:
+            self.full = self.full or err
+            try: os.unlink(self.folder/RESERVE_NAME)
+            except OSError: return False
+            log.warning(f"{self.folder}: the disk is full; what is in flight is written into the {RESERVE_BYTES/2**20:g} MiB reserve, then the run stops")
+            return True
+
+# %% ../nbs/00_data.ipynb #e08a1b61
+def _same_machine(host:str) -> bool:
+    return host.partition('?')[0] == socket.gethostname() # filelock may append '?pidns-...' to the host name
+
+def _read_info(folder, pid):
+    "What the holder with `pid` wrote about itself, or {}."
+    with contextlib.suppress(OSError, ValueError):
+        info = json.loads((folder/INFO_NAME).read_text())
+        if info.get('pid') == pid: return info
+    return {}
+
+def _settled(read, seconds=2.0):
+    "`read()`, polled for up to `seconds` until it is not empty: a run that has just taken a folder writes its records a moment later."
+    t0 = time.monotonic()
+    while not (res := read()) and time.monotonic() - t0 < seconds: time.sleep(0.05)
+    return res
+
+def _busy(folder, owner, waited=False) -> FolderBusy:
+    pid, host = (owner.pid, owner.hostname.partition('?')[0]) if owner else ('unknown', 'unknown host')
+    info = _settled(lambda: _read_info(folder, pid)) if owner else {}
+    since = f" since {info['since']}" if info.get('since') else ''
+    alive = f"; its heartbeat still moves after {LEASE_SECONDS:g} s" if waited else ''
+    return FolderBusy(f"{folder} is in use by {info.get('command', 'another run')} (pid {pid} on {host}){since}{alive}: one run "
+                      f"writes a folder at a time. Let it finish (or stop it) and run again, or use another --output-dir; "
+                      f"if that process is gone for good, delete {folder/LOCK_NAME}")
+
+# %% ../nbs/00_data.ipynb #cf34d930
+@patch
+def acquire(self:_Hold):
+    "Take the folder's lease (taking over a dead owner's), then write what holds it and the reserve."
+    from filelock import SoftFileLease, Timeout, LeaseSettingsMismatch
+    try:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.lease = SoftFileLease(self.folder/LOCK_NAME, lease_duration=LEASE_SECONDS, timeout=0, thread_local=False,
+                                   on_compromise=self._lost)
+        try: self.lease.acquire(timeout=0)
+        except Timeout:
+            owner = _settled(lambda: self.lease.owner)
+            if owner is None or _same_machine(owner.hostname): raise _busy(self.folder, owner) from None
+            log.warning(f"{self.folder} is held by pid {owner.pid} on {owner.hostname}, another machine; taking it over "
+                        f"unless its heartbeat moves within {LEASE_SECONDS:g} s")
+            try: self.lease.acquire(timeout=LEASE_SECONDS*1.25, poll_interval=min(1.0, LEASE_SECONDS/10))
+            except Timeout: raise _busy(self.folder, self.lease.owner, waited=True) from None
+        except LeaseSettingsMismatch: raise _busy(self.folder, self.lease.owner) from None
+        self.dev = os.stat(self.folder).st_dev
+        try:
+            _write_atomic(self.folder/INFO_NAME, json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), command=self.command, since=self.since)))
+            _reserve(self.folder/RESERVE_NAME, RESERVE_BYTES)
+        except BaseException: self.release(); raise
+    except OSError as e: raise storage_error(e, e.filename or self.folder/LOCK_NAME) from None
+    self.held = True
+
+@patch
+def release(self:_Hold):
+    self.held = False
+    for name in (INFO_NAME, RESERVE_NAME): _unlink(self.folder/name)
+    with contextlib.suppress(OSError): self.lease.release()
+
+def _write_atomic(path, text):
+    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f: tmp = f.name; f.write(text)
+    try: os.replace(tmp, path)
+    except BaseException: _unlink(tmp); raise
+
+def _reserve(path, size):
+    "A file of `size` bytes that really occupies them (preallocated, or written as zeros where that is not supported)."
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        try: os.posix_fallocate(fd, 0, size)
+        except (AttributeError, OSError) as e: # no fallocate here (macOS, some FUSE mounts): write the bytes
+            if getattr(e, 'errno', None) in (errno.ENOSPC, errno.EDQUOT): raise
+            zeros = bytes(1 << 20)
+            for at in range(0, size, len(zeros)): os.pwrite(fd, zeros[:size - at], at)
+        os.fsync(fd)
+    except BaseException as e:
+        os.close(fd); _unlink(path)
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise OSError(e.errno, f"{e.strerror}, not even for the {size/2**20:g} MiB mtbench keeps in reserve", str(path)) from None
+        raise
+    os.close(fd)
+
+# %% ../nbs/00_data.ipynb #e33c0e18
+@contextlib.contextmanager
+def hold_folder(output_dir, # the run folder
+                command:str='a run', # what holds it, for the message another run gets
+               ):
+    "Hold `output_dir` for writing while the block runs: refuses (`FolderBusy`) while another run holds it."
+    folder = Path(os.path.realpath(Path(output_dir).expanduser()))
+    with _registry:
+        h = _HELD.get(folder)
+        if h and folder not in _held_here.get():
+            raise FolderBusy(f"{folder} is in use by another run in this process ({h.command}, since {h.since}): "
+                             "one run writes a folder at a time; wait for it to finish, or use another output folder")
+        if not h: h = _HELD[folder] = _Hold(folder, command)
+        h.count += 1
+    token = None
+    try:
+        if h.count == 1: h.acquire()
+        token = _held_here.set(_held_here.get() | {folder})
+        yield h
+    finally:
+        if token is not None: _held_here.reset(token)
+        with _registry:
+            h.count -= 1
+            if h.count == 0:
+                _HELD.pop(folder, None)
+                if getattr(h, 'held', False): h.release()
 
 # %% ../nbs/00_data.ipynb #87e6be29
 def cli_parser(func, prog:str|None=None) -> argparse.ArgumentParser:

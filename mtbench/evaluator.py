@@ -4,11 +4,12 @@
 
 # %% ../nbs/06_evaluator.ipynb #43c8e569
 from __future__ import annotations
-import importlib, inspect, json, logging, os, platform, sys, tempfile, threading, time
+import contextvars, importlib, inspect, json, logging, os, platform, sys, tempfile, threading, time
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from fastcore.script import Param
-from .data import (MTBenchError, cli_parser, log, load_questions, official_file, sha256_file, data_dir, read_jsonl)
+from .data import (MTBenchError, cli_parser, log, load_questions, official_file, sha256_file, data_dir, read_jsonl,
+                          hold_folder, StorageError, storage_error, STORAGE_ERRNOS)
 
 # %% auto #0
 __all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'EvalResults', 'run_cli', 'main', 'console']
@@ -100,9 +101,16 @@ def _write_manifest(self:MTBenchEvaluator, status:str):
     "Rewrite `run.json` (atomically) with the run's state so far."
     m = dict(status=status, updated=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **self._fixed,
              models=self._models, failures=self._failures, timing=self._timing)
-    self.output_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile('w', dir=self.output_dir, delete=False) as f: json.dump(m, f, indent=1, default=str)
-    os.replace(f.name, self.output_dir/'run.json')
+    tmp = None
+    try:
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile('w', dir=self.output_dir, delete=False) as f: tmp = f.name; json.dump(m, f, indent=1, default=str)
+        os.replace(tmp, self.output_dir/'run.json')
+    except OSError as e:
+        if tmp and os.path.exists(tmp): os.unlink(tmp)
+        err = storage_error(e, self.output_dir/'run.json')
+        if status in ('failed', 'interrupted'): log.warning(f"run.json not updated: {err}"); return m # the error that stopped the run says more
+        raise err from None
     return m
 
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
@@ -137,12 +145,13 @@ def judge_models(self:MTBenchEvaluator, models:list):
 
 # %% ../nbs/06_evaluator.ipynb #f2f329d9
 class _Background(threading.Thread):
-    "Run `f(*args)` in a daemon thread; `result()` joins it and re-raises its exception."
+    "Run `f(*args)` in a daemon thread, in the caller's context (so it shares the run's hold on its folder); `result()` joins it and re-raises its exception."
     def __init__(self, f, *args):
         super().__init__(daemon=True); self.f,self.args,self.exc,self.res = f,args,None,None
+        self.ctx = contextvars.copy_context()
         self.start()
     def run(self):
-        try: self.res = self.f(*self.args)
+        try: self.res = self.ctx.run(self.f, *self.args)
         except BaseException as e: self.exc = e
     def result(self):
         self.join()
@@ -165,7 +174,7 @@ class EvalResults:
 
 # %% ../nbs/06_evaluator.ipynb #9f086e61
 @patch
-def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
+def _run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
     t0 = time.monotonic()
@@ -185,7 +194,7 @@ def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
             try:
                 self._models[m] = info = self.answer(m)
                 answered.append(info['model_id'])
-            except KeyboardInterrupt: raise
+            except (KeyboardInterrupt, StorageError): raise # the folder cannot be written: no other model can be either
             except Exception as e:
                 self._failures[m] = str(e) if isinstance(e, MTBenchError) else f"{type(e).__name__}: {e}"
                 log.error(f"{m} failed: {self._failures[m]}; going on with the other models")
@@ -204,6 +213,13 @@ def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
         self._write_manifest('failed'); raise
     self._write_manifest('finished' if not self._failures else 'finished with failures')
     return EvalResults(summary, self._failures)
+
+# %% ../nbs/06_evaluator.ipynb #e2c680d0
+@patch
+def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
+    "Answers, judgments and the report for every model; continues a run that was stopped. One run per output folder at a time."
+    with hold_folder(self.output_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
+        return self._run(command)
 
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
 def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders', str, nargs='+'),
@@ -283,6 +299,9 @@ def main(argv:list|None=None):
     try: func(**vars(args))
     except MTBenchError as e:
         print(f"mtbench {name}: error: {e}", file=sys.stderr); return 1
+    except OSError as e: # a write that no step turned into a StorageError (the report, say): still one line
+        if e.errno not in STORAGE_ERRNOS: raise
+        print(f"mtbench {name}: error: {storage_error(e, e.filename or '.')}", file=sys.stderr); return 1
     except KeyboardInterrupt:
         print(f"mtbench {name}: interrupted; everything finished so far is saved, run the same command again to continue",
               file=sys.stderr); return 130

@@ -4,13 +4,13 @@
 
 # %% ../nbs/04_judge.ipynb #084fc822
 from __future__ import annotations
-import ast, asyncio, json, math, os, random, re, sys, tempfile, threading, time
+import ast, asyncio, contextlib, hashlib, json, math, os, random, re, sys, tempfile, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.foundation import L
 from fastcore.script import Param
 from aiolimiter import AsyncLimiter
-from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile,
+from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
 from .conversation import _describe, _run_sync # shared with the answer generator's endpoint client
 
@@ -19,8 +19,8 @@ __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_AP
            'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
            'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict', 'is_reasoning_model',
            'judge_file_name', 'lookup', 'JudgeSpec', 'resolve_judge', 'RateGate', 'Reply', 'make_record',
-           'estimate_tokens', 'local_expected_score', 'judge_answers', 'format_summary', 'judge_cli', 'FakeChatServer',
-           'fake_completion']
+           'estimate_tokens', 'local_expected_score', 'AnswerIndex', 'judge_answers', 'format_summary', 'judge_cli',
+           'FakeChatServer', 'fake_completion']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -74,16 +74,35 @@ def judge_messages(prompt, # the `JudgePrompt`
 @dataclass
 class JudgeTask:
     "One judgment to make: a single grading (one call) or a pairwise judgment (two games, two calls)."
-    question_id: int
-    category: str
+    question: object # the `Question`
     models: tuple # (model,) or (model_1, model_2)
     turn: int
     prompt: object # the `JudgePrompt`
-    user_prompts: list # one per game
-    messages: list # one message list per game
+    answers: dict = field(repr=False) # {model: {question_id: Answer}}, read when the prompts are filled
+    ref: object = field(default=None, repr=False) # the reference `Answer`, for math, reasoning and coding
 
     @property
+    def question_id(self): return self.question.question_id
+    @property
+    def category(self): return self.question.category
+    @property
     def pairwise(self): return len(self.models) == 2
+    @property
+    def games(self) -> int: return len(self.models) # calls: one per game
+
+    @property
+    def user_prompts(self) -> list:
+        "The user message of each game, filled now from the answers."
+        q, p, t, ref = self.question, self.prompt, self.turn, self.ref
+        a = [self.answers[m][q.question_id] for m in self.models]
+        if not self.pairwise: return [single_user_prompt(p, q, a[0], t, ref)]
+        return [pair_user_prompt(p, q, a[0], a[1], t, ref), pair_user_prompt(p, q, a[1], a[0], t, ref)]
+
+    @property
+    def messages(self) -> list:
+        "The chat messages of each game."
+        return [judge_messages(self.prompt, u) for u in self.user_prompts]
+
     def key(self, judge:str, # the judge's name
            ):
         "The key of the `Judgment` or `PairJudgment` this task produces with `judge`."
@@ -115,13 +134,10 @@ def plan_judgments(questions, # the `Question`s to judge
     for turn, qs in groups:
         for q in qs:
             for ms in _pairs(models, mode, baseline):
-                ans = [answers[m][q.question_id] for m in ms]
-                if any('error' in a.extra for a in ans): skipped += 1; continue
+                if any('error' in answers[m][q.question_id].extra for m in ms): skipped += 1; continue
                 p = prompts[prompt_name(q.category, turn, pairwise=mode != 'single')]
                 ref = refs.get(q.question_id) if q.category in NEED_REF_CATS else None
-                if len(ms) == 1: ups = [single_user_prompt(p, q, ans[0], turn, ref)]
-                else: ups = [pair_user_prompt(p, q, ans[0], ans[1], turn, ref), pair_user_prompt(p, q, ans[1], ans[0], turn, ref)]
-                tasks.append(JudgeTask(q.question_id, q.category, ms, turn, p, ups, [judge_messages(p, u) for u in ups]))
+                tasks.append(JudgeTask(q, ms, turn, p, answers, ref))
     if skipped: log.warning(f"{skipped} judgments left out: their answers failed (an 'error' field); rerun answer generation to fill them")
     return tasks
 
@@ -417,33 +433,38 @@ def estimate_tokens(messages:list, # chat messages
     "About how many input tokens `messages` are: 4 characters per token, plus 4 per message."
     return sum(len(m['content'])//4 + 4 for m in messages) + 3
 
-def _mean_output(records, spec):
-    cts = [r.extra['usage']['completion_tokens'] for r in records if r.judge[0] == spec.name and 'usage' in r.extra
-           and 'error' not in r.extra and r.extra['usage'].get('completion_tokens')]
-    if cts: return sum(cts)/len(cts)/(2 if isinstance(records[0], PairJudgment) else 1)
-    return 1500 if spec.reasoning else 300
+def _mean_output(done, spec):
+    "Mean output tokens per call of this judge's judgments on disk (`_Done` entries), else a default."
+    cts = [d.usage.get('completion_tokens')/d.games for d in done if d.judge == spec.name and not d.failed and d.usage.get('completion_tokens')]
+    return sum(cts)/len(cts) if cts else 1500 if spec.reasoning else 300
 
 # %% ../nbs/04_judge.ipynb #7c1fe1bf
 async def _run_api(tasks, spec, out:RecordFile, gate, concurrency, price, est_out, progress=None):
     import openai
     key = os.environ.get(spec.api_key_env or 'OPENAI_API_KEY') or 'none' # local servers take any key
     client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=300)
-    sem, stats = asyncio.Semaphore(concurrency), {'calls': 0, 'failed': 0}
+    stats, todo = {'calls': 0, 'failed': 0}, iter(tasks)
     async def one(task):
-        async with sem:
-            replies = await asyncio.gather(*[_chat(client, spec, m, gate, estimate_tokens(m) + est_out) for m in task.messages])
+        replies = await asyncio.gather(*[_chat(client, spec, m, gate, estimate_tokens(m) + est_out) for m in task.messages])
         rec = out.append(make_record(task, spec, replies, price))
         stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
         if progress: progress.update(1)
+    async def worker():
+        for task in todo:
+            if out.stop_reason: return # the disk is full: start nothing new
+            await one(task)
     try:
-        if tasks: await one(tasks[0])
-        pending = [asyncio.ensure_future(one(t)) for t in tasks[1:]]
-        try: await asyncio.gather(*pending)
+        first = next(todo, None)
+        if first is not None: await one(first)
+        workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
+        try: await asyncio.gather(*workers)
         finally:
-            for p in pending: p.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            for w in workers: w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
     finally: await client.close()
+    if out.stop_reason: raise out.stop_reason
     return stats
+
 
 
 # %% ../nbs/04_judge.ipynb #283126f7
@@ -503,11 +524,25 @@ def _run_local(tasks, spec, out:RecordFile, progress=None):
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
             if progress: progress.update(1)
+        if out.stop_reason: raise out.stop_reason # the disk filled: this batch landed in the reserve
     return stats
 
 # %% ../nbs/04_judge.ipynb #df7cfe35
+class AnswerIndex:
+    "A model's answer file as a read-only mapping {question_id: Answer}: where each answer is, read from disk when asked for."
+    def __init__(self, path):
+        self.file, self.offsets = RecordFile(path, Answer), {}
+        for off, d in self.file.scan(): self.offsets[Answer.from_dict(d).key] = off # the last record of a question wins
+    def __contains__(self, qid): return qid in self.offsets
+    def __iter__(self): return iter(self.offsets)
+    def __len__(self): return len(self.offsets)
+    def __getitem__(self, qid) -> Answer:
+        a = self.file.read_at(self.offsets[qid])
+        if a.question_id != qid: raise MTBenchError(f"{self.file.path} changed while it was being judged; run the same command again")
+        return a
+
 def _load_answers(answer_dir, models, questions, baseline=None):
-    "{model: {question_id: Answer}}, checking that every model answered every question."
+    "{model: AnswerIndex}, checking that every model answered every question."
     res = {}
     for m in models:
         path = answer_dir/f'{m}.jsonl'
@@ -516,16 +551,39 @@ def _load_answers(answer_dir, models, questions, baseline=None):
                                                  f"answer file there (FastChat publishes gpt-3.5-turbo's) or pick another baseline")
             have = ', '.join(sorted(p.stem for p in answer_dir.glob('*.jsonl'))) or 'none'
             raise MTBenchError(f"{path} not found (answer files there: {have}); generate answers first or fix --model-list")
-        res[m] = {k: a for k, a in RecordFile(path, Answer).load().items()}
+        res[m] = AnswerIndex(path)
         missing = [q.question_id for q in questions if q.question_id not in res[m]]
         if missing: raise MTBenchError(f"{path} has no answers to questions {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
                                        f"finish answer generation first, or select questions with --question-ids / --categories")
     return res
 
-def _is_done(rec, task) -> bool:
-    if rec is None or 'error' in rec.extra: return False
-    if task.pairwise: return [rec.g1_user_prompt, rec.g2_user_prompt] == task.user_prompts and ERROR_OUTPUT not in (rec.g1_judgment, rec.g2_judgment)
-    return rec.user_prompt == task.user_prompts[0] and rec.judgment != ERROR_OUTPUT
+def _digest(texts) -> str: return hashlib.blake2b('\0'.join(texts).encode(), digest_size=16).hexdigest()
+
+@dataclass
+class _Done:
+    "What the judge keeps of a judgment on disk: enough to tell whether it is done, and what it cost."
+    digest: str # of its user prompts
+    ok: bool # neither failed nor $ERROR$
+    failed: bool # has an 'error' field
+    judge: str
+    games: int
+    usage: dict
+    cost: float|None
+
+def _judgment_index(out:RecordFile) -> dict:
+    "{key: _Done} of the judgments in `out`, read one line at a time (the last record of a key wins)."
+    idx = {}
+    for _, d in out.scan():
+        r = out.cls.from_dict(d)
+        ups, texts = ([r.g1_user_prompt, r.g2_user_prompt], [r.g1_judgment, r.g2_judgment]) if out.cls is PairJudgment else ([r.user_prompt], [r.judgment])
+        failed = 'error' in r.extra
+        idx[r.key] = _Done(_digest(ups), not failed and ERROR_OUTPUT not in texts, failed, r.judge[0], len(ups),
+                           r.extra.get('usage') or {}, r.extra.get('cost_usd'))
+    return idx
+
+def _is_done(done, task) -> bool:
+    "Whether `done` (the `_Done` on disk for `task`'s key, or None) is a valid judgment of the same prompts."
+    return done is not None and done.ok and done.digest == _digest(task.user_prompts)
 
 def _request_lines(task, spec):
     for g, msgs in enumerate(task.messages, 1):
@@ -572,46 +630,47 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if mode == 'pairwise-all' and len(models) < 2: raise MTBenchError("--mode pairwise-all needs at least two models in --model-list")
     qs = load_questions(data_dir, categories=categories, question_ids=question_ids, max_questions=max_questions)
-    answers = _load_answers(answer_dir, models + ([baseline] if mode == 'pairwise-baseline' and baseline not in models else []), qs,
-                           baseline if mode == 'pairwise-baseline' else None)
-    refs = load_reference_answers(reference, data_dir) if any(q.category in NEED_REF_CATS for q in qs) else {}
-    tasks = plan_judgments(qs, answers, load_judge_prompts(data_dir, judge_prompts), refs, mode, baseline)
-    kind = 'single' if mode == 'single' else 'pair'
-    out = RecordFile(out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{kind}.jsonl', Judgment if kind == 'single' else PairJudgment)
-    done = out.load()
-    todo = [t for t in tasks if not _is_done(done.get(t.key(spec.name)), t)]
-    price = (0.0, 0.0) if spec.local else tuple(prices) if prices else lookup(PRICES, spec.name)
-    est_out = _mean_output(list(done.values()), spec) if done else (1500 if spec.reasoning else 300)
-    summary = dict(judge=spec.name, mode=mode, judgment_file=str(out.path), judgments=len(tasks), judged_before=len(tasks) - len(todo),
-                   to_judge=len(todo), calls=sum(len(t.messages) for t in todo), dry_run=dry_run, price=price)
-    if dry_run:
-        req = out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{mode}_requests.jsonl'
-        _write_requests(req, todo, spec)
-        per = {}
-        for t in todo:
-            d = per.setdefault(_who(t, mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
-            d['judgments'] += 1; d['calls'] += len(t.messages)
-            d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(est_out*len(t.messages))
-        for d in per.values(): d['cost_usd'] = _cost(price, d['input_tokens'], d['output_tokens'])
-        return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
-    if todo:
-        limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.name) or (500, 30_000))
-        gate = RateGate(rpm or limits[0], tpm or limits[1])
-        log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
-        from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
-        with tqdm(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
-            if spec.local: stats = _run_local(todo, spec, out, progress=bar)
-            else: stats = _run_sync(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar))
-        summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
-    recs = out.load()
+    with contextlib.nullcontext() if dry_run else hold_folder(out_dir, 'mtbench judge'): # a dry run writes no record
+        answers = _load_answers(answer_dir, models + ([baseline] if mode == 'pairwise-baseline' and baseline not in models else []), qs,
+                               baseline if mode == 'pairwise-baseline' else None)
+        refs = load_reference_answers(reference, data_dir) if any(q.category in NEED_REF_CATS for q in qs) else {}
+        tasks = plan_judgments(qs, answers, load_judge_prompts(data_dir, judge_prompts), refs, mode, baseline)
+        kind = 'single' if mode == 'single' else 'pair'
+        out = RecordFile(out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{kind}.jsonl', Judgment if kind == 'single' else PairJudgment)
+        done = _judgment_index(out)
+        todo = [t for t in tasks if not _is_done(done.get(t.key(spec.name)), t)]
+        price = (0.0, 0.0) if spec.local else tuple(prices) if prices else lookup(PRICES, spec.name)
+        est_out = _mean_output(done.values(), spec)
+        summary = dict(judge=spec.name, mode=mode, judgment_file=str(out.path), judgments=len(tasks), judged_before=len(tasks) - len(todo),
+                       to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=price)
+        if dry_run:
+            req = out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{mode}_requests.jsonl'
+            _write_requests(req, todo, spec)
+            per = {}
+            for t in todo:
+                d = per.setdefault(_who(t, mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
+                d['judgments'] += 1; d['calls'] += t.games
+                d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(est_out*t.games)
+            for d in per.values(): d['cost_usd'] = _cost(price, d['input_tokens'], d['output_tokens'])
+            return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
+        if todo:
+            limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.name) or (500, 30_000))
+            gate = RateGate(rpm or limits[0], tpm or limits[1])
+            log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
+            from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
+            with tqdm(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
+                if spec.local: stats = _run_local(todo, spec, out, progress=bar)
+                else: stats = _run_sync(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar))
+            summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
+        done = _judgment_index(out)
     per = {}
     for t in tasks:
-        r = recs.get(t.key(spec.name))
+        r = done.get(t.key(spec.name))
         d = per.setdefault(_who(t, mode), dict(judgments=0, failed=0, input_tokens=0, output_tokens=0, cost_usd=0.0))
         if r is None: continue
-        d['judgments'] += 1; d['failed'] += 'error' in r.extra
-        u = r.extra.get('usage', {}); d['input_tokens'] += u.get('prompt_tokens', 0); d['output_tokens'] += u.get('completion_tokens', 0)
-        c = r.extra.get('cost_usd'); d['cost_usd'] = None if c is None or d['cost_usd'] is None else round(d['cost_usd'] + c, 8)
+        d['judgments'] += 1; d['failed'] += r.failed
+        d['input_tokens'] += r.usage.get('prompt_tokens', 0); d['output_tokens'] += r.usage.get('completion_tokens', 0)
+        d['cost_usd'] = None if r.cost is None or d['cost_usd'] is None else round(d['cost_usd'] + r.cost, 8)
     return {**summary, 'per_model': per, **_totals(per), 'seconds': round(time.monotonic() - t0, 2)}
 
 def _who(task, mode): return ' vs '.join(task.models) if mode == 'pairwise-all' else task.models[0]
@@ -716,11 +775,14 @@ class FakeChatServer:
                 try: self.end_headers(); self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError): pass # the client went away (a killed run)
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get('Content-Length', 0))) or b'{}')
+                n = int(self.headers.get('Content-Length', 0))
+                raw = self.rfile.read(n)
+                if len(raw) < n: return # the client went away mid-request (a killed run): nothing to answer, nothing billed
+                body = json.loads(raw or b'{}')
                 if not self.path.endswith('/chat/completions'): return self._send(404, {'error': {'message': 'not found'}})
                 auth = self.headers.get('Authorization', '')
                 t, status, reason = srv._decide(auth)
-                srv.log.append(dict(t=t, status=status, reason=reason, body=body))
+                srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body))
                 if status == 401:
                     return self._send(401, {'error': {'message': f"Incorrect API key provided: {auth[7:]}. You can find your API key at "
                                                       "https://platform.openai.com/account/api-keys.", 'type': 'invalid_request_error',
@@ -731,8 +793,11 @@ class FakeChatServer:
                                       {'Retry-After': f'{math.ceil(srv.retry_after)}', 'retry-after-ms': f'{srv.retry_after*1000:.0f}'})
                 time.sleep(srv.latency)
                 self._send(200, fake_completion(body))
+                entry['done'] = time.monotonic() # the reply is sent: no longer in flight
         self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         self._httpd.daemon_threads = True
+        quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
+        self._httpd.handle_error = lambda req, addr: None if isinstance(sys.exc_info()[1], ConnectionError) else quiet(req, addr)
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         self.base_url = f'http://127.0.0.1:{self._httpd.server_address[1]}/v1'
         return self
