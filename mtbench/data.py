@@ -534,8 +534,9 @@ def _reserve(path, size):
         try: os.posix_fallocate(fd, 0, size)
         except (AttributeError, OSError) as e: # no fallocate here (macOS, some FUSE mounts): write the bytes
             if getattr(e, 'errno', None) in (errno.ENOSPC, errno.EDQUOT): raise
-            zeros = bytes(1 << 20)
-            for at in range(0, size, len(zeros)): os.pwrite(fd, zeros[:size - at], at)
+            zeros, left = bytes(1 << 20), size
+            os.lseek(fd, 0, os.SEEK_SET)
+            while left > 0: left -= os.write(fd, zeros[:left])
         os.fsync(fd)
     except BaseException as e:
         os.close(fd); _unlink(path)
