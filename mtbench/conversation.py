@@ -479,7 +479,7 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
                      attn:str|None=None, # local: attention implementation
                      api_key_env:str|None=None, # endpoint: variable holding the key
                      concurrency:int=8, # endpoint: requests in flight
-                     progress:bool=True, # show a progress bar
+                     progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
                     ) -> dict:
     "Answer `questions` with `model`, two turns each, appending each finished question to its answer file; resumable."
     questions = L(questions)
@@ -533,7 +533,8 @@ def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, pro
 
 def _progress(total, name, enabled):
     from tqdm.auto import tqdm # widget bars in a notebook, text on a terminal
-    return tqdm(total=total, desc=f"answers {name}", unit='q', disable=not enabled or total == 0, file=sys.stderr,
+    bar = enabled if callable(enabled) else tqdm # the Colab panel passes its own
+    return bar(total=total, desc=f"answers {name}", unit='q', disable=not enabled or total == 0, file=sys.stderr,
                 dynamic_ncols=True)
 
 # %% ../nbs/03_conversation.ipynb #c266626c

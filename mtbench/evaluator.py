@@ -12,7 +12,7 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
                           hold_folder, StorageError, storage_error, STORAGE_ERRNOS)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'EvalResults', 'run_cli', 'main', 'console']
+__all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli', 'main', 'console']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -113,6 +113,19 @@ def _write_manifest(self:MTBenchEvaluator, status:str):
         raise err from None
     return m
 
+# %% ../nbs/06_evaluator.ipynb #7e70a85d
+class Progress:
+    "How a run shows its progress: steps in the log, tqdm's bars (the Colab panel passes its own)."
+    @property
+    def bar(self):
+        "The tqdm-like class the answers' and the judge's bars are made with."
+        from tqdm.auto import tqdm
+        return tqdm
+    def step(self, text:str): log.info(text)
+    def wait(self, thread:threading.Thread): thread.join()
+
+MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
+
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
 @patch
 def answer(self:MTBenchEvaluator, model:str):
@@ -123,18 +136,19 @@ def answer(self:MTBenchEvaluator, model:str):
     try:
         info = generate_answers(model, self.questions, self.output_dir, model_base_url=self.model_base_url,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
-                                memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization)
+                                memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
+                                progress=self._progress.bar)
     finally: free_memory()
     self._timing[f'answers:{model}'] = round(time.monotonic()-t0, 3)
     return info
 
 # %% ../nbs/06_evaluator.ipynb #bede2fe9
 @patch
-def judge_models(self:MTBenchEvaluator, models:list):
+def judge_models(self:MTBenchEvaluator, models:list, stop:threading.Event|None=None):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
     from mtbench.judge import judge_answers
     t0 = time.monotonic()
-    res = judge_answers(self.output_dir, models, judge=self.judge_spec.name, mode=self.mode,
+    res = judge_answers(self.output_dir, models, judge=self.judge_spec.name, mode=self.mode, stop=stop, progress=self._progress.bar,
                         baseline=self.baseline or 'gpt-3.5-turbo', base_url=self.judge_base_url,
                         api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
                         concurrency=self.judge_concurrency, max_tokens=self.judge_max_tokens,
@@ -145,18 +159,22 @@ def judge_models(self:MTBenchEvaluator, models:list):
 
 # %% ../nbs/06_evaluator.ipynb #f2f329d9
 class _Background(threading.Thread):
-    "Run `f(*args)` in a daemon thread, in the caller's context (so it shares the run's hold on its folder); `result()` joins it and re-raises its exception."
+    "Run `f(*args, stop=event)` in a daemon thread, in the caller's context (so it shares the run's hold on its folder); `result()` joins it and re-raises its exception; `stop()` ends it."
     def __init__(self, f, *args):
-        super().__init__(daemon=True); self.f,self.args,self.exc,self.res = f,args,None,None
-        self.ctx = contextvars.copy_context()
+        super().__init__(daemon=True, name='mtbench-judging'); self.f,self.args,self.exc,self.res = f,args,None,None
+        self.stopping, self.ctx = threading.Event(), contextvars.copy_context()
         self.start()
     def run(self):
-        try: self.res = self.ctx.run(self.f, *self.args)
+        try: self.res = self.ctx.run(self.f, *self.args, stop=self.stopping)
         except BaseException as e: self.exc = e
     def result(self):
         self.join()
         if self.exc: raise self.exc
         return self.res
+    def stop(self, timeout:float=60):
+        "Ask `f` to stop (it watches the event) and wait for it; True if it ended."
+        self.stopping.set(); self.join(timeout)
+        return not self.is_alive()
 
 # %% ../nbs/06_evaluator.ipynb #9ed7d5e1
 class EvalResults:
@@ -174,11 +192,14 @@ class EvalResults:
 
 # %% ../nbs/06_evaluator.ipynb #9f086e61
 @patch
-def _run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
+def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for run.json
+        progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
+       ) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
     t0 = time.monotonic()
     spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}
     self._fixed = dict( # what run.json says of the run that does not change while it runs
         started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
@@ -187,10 +208,11 @@ def _run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
                'params': spec.params, 'score_mode': spec.score_mode})
     self._write_manifest('running')
     background = not spec.local and self.mode == 'single'
-    self._judging, answered = None, [] # the background judging, if any: the Colab panel's Stop interrupts it too
+    self._judging, answered, n = None, [], len(self.models) # the background judging, if any
     try:
-        for m in self.models:
+        for k, m in enumerate(self.models, 1):
             if self._judging and not self._judging.is_alive(): self._judging.result() # a judge error stops the run here
+            pr.step(f"model {k} of {n}: {m}: answers" + (f" (judging {answered[-1]} meanwhile)" if self._judging and self._judging.is_alive() else ''))
             try:
                 self._models[m] = info = self.answer(m)
                 answered.append(info['model_id'])
@@ -200,26 +222,35 @@ def _run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
                 log.error(f"{m} failed: {self._failures[m]}; going on with the other models")
             self._write_manifest('running')
             if background and m not in self._failures:
-                if self._judging: self._judging.result()
+                if self._judging: pr.wait(self._judging); self._judging.result()
                 self._judging = _Background(self.judge_models, [answered[-1]])
-        if self._judging: self._judging.result()
-        if not background and answered: self.judge_models(answered)
+        if self._judging:
+            pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {spec.name}")
+            pr.wait(self._judging); self._judging.result()
+        if not background and answered:
+            pr.step(f"judging {len(answered)} of {n} with {spec.name}")
+            self.judge_models(answered)
         self._timing['total'] = round(time.monotonic()-t0, 3)
+        pr.step("report")
         summary = write_report(self.output_dir, judge=spec.name, model_list=answered or None,
                                baseline=self.baseline if self.mode == 'pairwise-baseline' else None)
     except KeyboardInterrupt:
+        if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
         self._write_manifest('interrupted'); raise
     except BaseException:
+        if self._judging: self._judging.stop()
         self._write_manifest('failed'); raise
     self._write_manifest('finished' if not self._failures else 'finished with failures')
     return EvalResults(summary, self._failures)
 
 # %% ../nbs/06_evaluator.ipynb #e2c680d0
 @patch
-def run(self:MTBenchEvaluator, command:str|None=None) -> EvalResults:
+def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for run.json
+        progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
+       ) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped. One run per output folder at a time."
     with hold_folder(self.output_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
-        return self._run(command)
+        return self._run(command, progress)
 
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
 def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders', str, nargs='+'),

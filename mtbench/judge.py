@@ -448,7 +448,11 @@ async def _run_api(tasks, spec, out:RecordFile, gate, concurrency, price, est_ou
         replies = await asyncio.gather(*[_chat(client, spec, m, gate, estimate_tokens(m) + est_out) for m in task.messages])
         rec = out.append(make_record(task, spec, replies, price))
         stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
-        if progress: progress.update(1)
+        if progress:
+            if rec.extra.get('cost_usd') is not None: # the cost so far, next to the bar
+                stats['cost_usd'] = stats.get('cost_usd', 0) + rec.extra['cost_usd']
+                progress.set_postfix_str(f"${stats['cost_usd']:.4f}", refresh=False)
+            progress.update(1)
     async def worker():
         for task in todo:
             if out.stop_reason: return # the disk is full: start nothing new
@@ -465,7 +469,17 @@ async def _run_api(tasks, spec, out:RecordFile, gate, concurrency, price, est_ou
     if out.stop_reason: raise out.stop_reason
     return stats
 
-
+# %% ../nbs/04_judge.ipynb #7f879288
+async def _unless_stopped(coro, stop:threading.Event|None):
+    "Await `coro`; once `stop` is set, cancel it and raise `KeyboardInterrupt`."
+    if stop is None: return await coro
+    work = asyncio.ensure_future(coro)
+    while not work.done():
+        if stop.is_set():
+            work.cancel(); await asyncio.gather(work, return_exceptions=True)
+            raise KeyboardInterrupt
+        await asyncio.wait({work}, timeout=0.05)
+    return work.result()
 
 # %% ../nbs/04_judge.ipynb #283126f7
 def local_expected_score(lm, # a `LoadedModel`
@@ -619,6 +633,8 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                   question_ids:list|None=None, # judge only these questions
                   categories:list|None=None, # judge only these categories
                   max_questions:int|None=None, # at most this many questions, spread over the categories
+                  progress=None, # a tqdm-like class for the progress bar (default: tqdm's)
+                  stop:threading.Event|None=None, # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
                  ) -> dict:
     "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
     t0 = time.monotonic()
@@ -658,9 +674,9 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
             gate = RateGate(rpm or limits[0], tpm or limits[1])
             log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
             from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
-            with tqdm(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
+            with (progress or tqdm)(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
                 if spec.local: stats = _run_local(todo, spec, out, progress=bar)
-                else: stats = _run_sync(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar))
+                else: stats = _run_sync(_unless_stopped(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar), stop))
             summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
         done = _judgment_index(out)
     per = {}
