@@ -13,7 +13,7 @@ import ipywidgets as W
 from fastcore.basics import patch
 from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
-from .memory import gpu_memory
+from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
 from .conversation import _batch_flag
 from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money
@@ -74,7 +74,7 @@ def precision_args(choice:str, # a key of PRECISIONS
     if quant in ('8bit', '4bit') and gpu is None:
         raise MTBenchError(f"precision {choice}: 8- and 4-bit loading needs a CUDA GPU (bitsandbytes) and there is none; choose auto")
     cap = tuple(gpu.get('capability') or (0, 0)) if gpu else None
-    if dtype == 'bfloat16' and cap is not None and cap < (8, 0):
+    if dtype == 'bfloat16' and cap is not None and cap < BF16_CAPABILITY:
         raise MTBenchError(f"precision bf16: the {gpu['name']} (compute capability {cap[0]}.{cap[1]}) only emulates bf16, "
                            "several times slower; choose auto or fp16")
     return dict(dtype=dtype, quantization=quant)
