@@ -490,6 +490,9 @@ def serve_model(folder_or_name:str|Path, # a model folder, or any name `local_fo
                 args:list|tuple=(), # more `transformers serve` flags, e.g. ['--device', 'cuda']
                ):
     "Run `transformers serve` on 127.0.0.1 for a model; yields (base_url, model name for requests)."
+    if importlib.util.find_spec('transformers.cli') is None:
+        raise MTBenchError("serve_model runs `transformers serve`, whose entry point (transformers.cli) is new in transformers 5: "
+                           "pip install -U 'transformers[serving]'")
     p = Path(folder_or_name).expanduser()
     folder = p if p.is_dir() and (p/'config.json').exists() else local_folder(str(folder_or_name))
     port = port or free_port()
