@@ -11,7 +11,7 @@ from fastcore.script import Param
 from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load_questions
 
 # %% auto #0
-__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'SCORE_FIELDS', 'read_judgments', 'load_judgments',
+__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments', 'load_judgments',
            'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores', 'category_scores',
            'pairwise_rates', 'answer_stats', 'judge_costs', 'Results', 'show_results', 'summarize', 'format_results',
            'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures', 'write_report',
@@ -30,7 +30,7 @@ def _judgment_row(r, kind, where):
                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
     if kind == 'single':
         return {**row, 'model': r['model'], 'score': r['score'], 'error': 'error' in r or r.get('judgment') == '$ERROR$',
-                'expected': _num(r.get('expected_score'))}
+                'expected': _num(r.get('expected_score')), 'source': r.get('score_source'), 'rating_expected': _num(r.get('rating_expected'))}
     return {**row, 'model_1': r['model_1'], 'model_2': r['model_2'], 'g1_winner': r['g1_winner'], 'g2_winner': r['g2_winner'],
             'error': 'error' in (r['g1_winner'], r['g2_winner']), 'call_error': 'error' in r}
 
@@ -272,12 +272,25 @@ class Results:
     def __init__(self, scores, overall, categories, pairwise, speed, judge_cost, files, notes, params): store_attr()
 
 # %% ../nbs/05_analysis.ipynb #58e0439f
+def _logit_notes(single):
+    "Where a local judge's scores were read from its logits: how many, and their probability-weighted mean."
+    if not len(single) or 'source' not in single or not (single.source == 'logits').any(): return []
+    last = single.drop_duplicates(SINGLE_KEY, keep='last')
+    out = []
+    for (judge, model), g in last.groupby(['judge', 'model'], sort=False):
+        lg = g[g.source == 'logits']
+        if len(lg): out.append(f"{model} (judge {judge}): {len(lg)} of {len(g)} scores read from the judge's logits, as it wrote no "
+                               f"[[rating]]: the most likely rating counts (probability-weighted mean {lg.rating_expected.mean():.2f})")
+    return out
+
 def _notes(js, scores, pairwise, dedupe):
     notes = []
     s = scores[(scores.category == 'all') & (scores.turn.astype(str) != 'all')]
     for r in s[s.failed > 0].itertuples():
-        notes.append(f"{r.model} (judge {r.judge}): {r.failed} turn-{r.turn} judgment(s) failed ({r.errors} of them call errors) and are "
-                     f"left out, as FastChat does; rerun `mtbench judge` to retry them")
+        why = [f"{r.failed - r.errors} with no rating (the judge wrote none)"] if r.failed > r.errors else []
+        if r.errors: why.append(f"{r.errors} call error(s), which a rerun of `mtbench judge` retries")
+        notes.append(f"{r.model} (judge {r.judge}): {r.failed} turn-{r.turn} judgment(s) failed and are left out, as FastChat does: {'; '.join(why)}")
+    notes += _logit_notes(js['single'])
     for kind, key in [('single', SINGLE_KEY), ('pair', PAIR_KEY)]:
         d = js[kind]
         if not len(d): continue
@@ -372,6 +385,9 @@ def _category_cols(rows):
     cats = [c for c in CATEGORIES + ['other'] if any(c in r for r in rows)]
     return [('model', 'model', 0)] + [(_label(c), c, 1) for c in cats]
 
+LOCAL_MARK = "a local judge: not comparable with published MT-bench scores (GPT-4 judge)"
+def _mark(judge): return f" ({LOCAL_MARK})" if str(judge).startswith('local:') else ''
+
 def _sections(summary, markdown=False):
     "(title, table) pairs of the summary."
     t = lambda rows, cols: _table(rows, cols, markdown)
@@ -379,11 +395,11 @@ def _sections(summary, markdown=False):
     cats = _by_judge(summary['categories'])
     for judge, rows in _by_judge(summary['overall']).items():
         cols = _OVERALL_COLS + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
-        out.append((f"Single-answer grading, judge {judge}: mean score (1-10), failed judgments left out", t(rows, cols)))
-        if cats.get(judge): out.append((f"By category, judge {judge}: mean of both turns", t(cats[judge], _category_cols(cats[judge]))))
+        out.append((f"Single-answer grading, judge {judge}: mean score (1-10), failed judgments left out{_mark(judge)}", t(rows, cols)))
+        if cats.get(judge): out.append((f"By category, judge {judge}: mean of both turns{_mark(judge)}", t(cats[judge], _category_cols(cats[judge]))))
     for judge, rows in _by_judge(summary['pairwise']).items():
         b = rows[0]['baseline']
-        out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + ": a win only when both games agree",
+        out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + f": a win only when both games agree{_mark(judge)}",
                     t(rows, _PAIR_COLS)))
     if summary['speed']: out.append(("Answers: speed and memory", t(summary['speed'], _SPEED_COLS)))
     if summary['judge_cost']:

