@@ -269,7 +269,16 @@ def judge_costs(single, # single judgments (`load_judgments(...)['single']`)
 # %% ../nbs/05_analysis.ipynb #2d415d0a
 class Results:
     "The tables of a run as DataFrames: scores (long), overall, categories, pairwise, speed, judge_cost."
-    def __init__(self, scores, overall, categories, pairwise, speed, judge_cost, files, notes, params): store_attr()
+    def __init__(self, scores, # per judge, model, turn and category: mean, 95% interval, judgments and failures
+                 overall, # per judge and model: first turn, second turn and average, as FastChat shows them
+                 categories, # per judge and model: the average of each category
+                 pairwise, # win, loss, tie and adjusted win rates of the pairwise judgments
+                 speed, # answer generation per model: answers, failures, tokens, seconds, tokens per second
+                 judge_cost, # calls, tokens and dollars per judge and model
+                 files, # the judgment files read
+                 notes, # what a reader should know about the numbers (failed or repeated judgments)
+                 params, # the arguments the results were made with
+                ): store_attr()
 
 # %% ../nbs/05_analysis.ipynb #58e0439f
 def _logit_notes(single):

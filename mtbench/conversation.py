@@ -27,7 +27,8 @@ PLAIN_TEMPLATE = ("{% for m in messages %}"
                   "{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}")
 PLAIN_STOP_STRINGS = ['\nUser:', '\nAssistant:'] # a base model writing the next turn itself
 
-def has_chat_template(tokenizer) -> bool:
+def has_chat_template(tokenizer # a transformers tokenizer
+                     ) -> bool:
     "Whether `tokenizer` ships a chat template."
     return bool(getattr(tokenizer, 'chat_template', None))
 
@@ -97,7 +98,8 @@ class RowSampler:
                  seeds:list, # one generator seed per row
                  top_k:int|None=50, # transformers' default, as FastChat got it
                  top_p:float|None=1.0, # from the model's generation config
-                 device='cpu'):
+                 device='cpu', # the logits' device
+                ):
         import torch
         self.rows = [i for i,t in enumerate(temperatures) if t >= GREEDY_BELOW]
         self.temps = torch.tensor([float(temperatures[i]) for i in self.rows], device=device)
@@ -154,7 +156,8 @@ def _describe(e) -> str:
 CPU_BATCH = 16 # the most questions per batch on a CPU, where compute, not memory, is the limit
 GPU_BATCH = 16 # the GPU default when there is no memory plan
 
-def auto_batch_size(lm) -> int:
+def auto_batch_size(lm # a `LoadedModel`
+                   ) -> int:
     "The batch size for `batch_size='auto'`: the memory plan's on a GPU, at most CPU_BATCH on a CPU."
     planned = getattr(getattr(lm, 'plan', None), 'batch_size', None)
     if str(getattr(lm, 'device', 'cpu')).startswith('cpu'): return min(planned or CPU_BATCH, CPU_BATCH)
@@ -186,7 +189,8 @@ class HFBackend:
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
 
-    def encode(self, messages:list) -> list:
+    def encode(self, messages:list, # chat messages, {'role', 'content'} dicts
+              ) -> list:
         "The prompt token ids for `messages`."
         return self.tok(chat_prompt(self.tok, messages), add_special_tokens=not self.chat)['input_ids']
 

@@ -44,14 +44,16 @@ def cache_dir() -> Path:
     if os.environ.get('MTBENCH_CACHE_DIR'): return Path(os.environ['MTBENCH_CACHE_DIR']).expanduser()
     return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench'
 
-def data_dir(path:str|Path|None=None) -> tuple[Path, bool]:
+def data_dir(path:str|Path|None=None # a folder with FastChat's layout (default: MTBENCH_DATA_DIR, else the download cache)
+            ) -> tuple[Path, bool]:
     "The folder the MT-bench files are read from, and whether it is the download cache."
     path = path or os.environ.get('MTBENCH_DATA_DIR')
     if path: return Path(path).expanduser(), False
     return cache_dir()/'mt_bench'/FASTCHAT_COMMIT[:7], True
 
 # %% ../nbs/00_data.ipynb #84029fb1
-def sha256_file(path) -> str:
+def sha256_file(path # the file to hash
+               ) -> str:
     "Hex sha256 of the file at `path`."
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -89,7 +91,8 @@ def official_file(name:str, # a key of `OFFICIAL_FILES`, e.g. 'question.jsonl'
     return path
 
 # %% ../nbs/00_data.ipynb #ff0f170d
-def iter_jsonl(path) -> 'Iterator[tuple]':
+def iter_jsonl(path # a JSONL file
+              ) -> 'Iterator[tuple]':
     "(line number, byte offset, record) for each record of the JSONL file at `path`, read one line at a time; a torn last line is skipped with a warning."
     path = Path(path)
     if not path.exists(): raise MTBenchError(f"{path} not found")
@@ -108,7 +111,8 @@ def iter_jsonl(path) -> 'Iterator[tuple]':
             if not isinstance(rec, dict): raise MTBenchError(f"{path}:{i}: expected a JSON object, got {type(rec).__name__}")
             yield i, start, rec
 
-def read_jsonl(path) -> L:
+def read_jsonl(path # a JSONL file
+              ) -> L:
     "Records of the JSONL file at `path`; a torn last line is skipped with a warning, any other bad line raises."
     return L(rec for _, _, rec in iter_jsonl(path))
 
@@ -118,7 +122,8 @@ NEED_REF_CATS = ['math', 'reasoning', 'coding'] # judged against a reference ans
 TEMPERATURES = {'writing': 0.7, 'roleplay': 0.7, 'extraction': 0.0, 'math': 0.0, 'coding': 0.0,
                 'reasoning': 0.0, 'stem': 0.1, 'humanities': 0.1}
 
-def category_temperature(category:str) -> float:
+def category_temperature(category:str # an MT-bench category, or any other
+                        ) -> float:
     "FastChat's sampling temperature for `category` (0.7 for any other)."
     return TEMPERATURES.get(category, 0.7)
 
@@ -142,11 +147,11 @@ class _Record:
 @dataclass
 class Question(_Record):
     "An MT-bench question: FastChat's `question.jsonl` record."
-    question_id: int
-    category: str
-    turns: list
+    question_id: int # 81-160 in MT-bench
+    category: str # one of `CATEGORIES`
+    turns: list # the question of each turn
     reference: list|None = None # 39 official questions carry one; the judge never reads it
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
 # %% ../nbs/00_data.ipynb #c5ed5116
 def _check_question(d, where):
@@ -201,12 +206,12 @@ def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout;
 @dataclass
 class Answer(_Record):
     "A model's answers to one question: FastChat's `model_answer/{model_id}.jsonl` record."
-    question_id: int
-    answer_id: str
-    model_id: str
+    question_id: int # the question answered
+    answer_id: str # a random id, as FastChat's
+    model_id: str # the model's name, also the answer file's
     choices: list # [{'index': 0, 'turns': [a1, a2]}, ...]
-    tstamp: float
-    extra: dict = field(default_factory=dict)
+    tstamp: float # when it was answered (Unix time)
+    extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
     @property
     def key(self): return self.question_id
@@ -233,14 +238,14 @@ def load_reference_answers(name:str='gpt-4', # a file in the data folder's refer
 @dataclass
 class JudgePrompt(_Record):
     "One of FastChat's judge prompts (`judge_prompts.jsonl`)."
-    name: str
+    name: str # e.g. single-v1, pair-math-v1-multi-turn
     type: str # 'single' or 'pairwise'
-    system_prompt: str
-    prompt_template: str
-    description: str
-    category: str
-    output_format: str
-    extra: dict = field(default_factory=dict)
+    system_prompt: str # the judge's system message
+    prompt_template: str # the user message, with {question}, {answer} etc. to fill
+    description: str # what the prompt is for
+    category: str # 'general' or 'math' (math, reasoning and coding: with a reference answer)
+    output_format: str # '[[rating]]' or '[[A]]'
+    extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
 def load_judge_prompts(data_dir:str|Path|None=None, # folder with FastChat's layout
                        path:str|Path|None=None, # your own prompts file instead
@@ -253,15 +258,15 @@ def load_judge_prompts(data_dir:str|Path|None=None, # folder with FastChat's lay
 @dataclass
 class Judgment(_Record):
     "A single-answer grading: FastChat's `model_judgment/{judge}_single.jsonl` record."
-    question_id: int
-    model: str
+    question_id: int # the question
+    model: str # the model graded
     judge: list # [judge_model, prompt_name]
-    user_prompt: str
-    judgment: str
-    score: float
-    turn: int
-    tstamp: float
-    extra: dict = field(default_factory=dict)
+    user_prompt: str # the filled template the judge read
+    judgment: str # the judge's reply
+    score: float # the rating parsed from it; -1 when there is none
+    turn: int # 1 or 2
+    tstamp: float # when it was judged (Unix time)
+    extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
     @property
     def key(self): return (self.question_id, self.model, tuple(self.judge), self.turn)
@@ -269,19 +274,19 @@ class Judgment(_Record):
 @dataclass
 class PairJudgment(_Record):
     "A pairwise grading, both games: FastChat's `model_judgment/{judge}_pair.jsonl` record."
-    question_id: int
-    model_1: str
-    model_2: str
-    g1_winner: str
-    g2_winner: str
+    question_id: int # the question
+    model_1: str # assistant A in game 1
+    model_2: str # assistant B in game 1
+    g1_winner: str # 'model_1', 'model_2', 'tie' or 'error'
+    g2_winner: str # the same for game 2, positions swapped
     judge: list # [judge_model, prompt_name]
-    g1_user_prompt: str
-    g1_judgment: str
-    g2_user_prompt: str
-    g2_judgment: str
-    turn: int
-    tstamp: float
-    extra: dict = field(default_factory=dict)
+    g1_user_prompt: str # the filled template of game 1
+    g1_judgment: str # the judge's reply in game 1
+    g2_user_prompt: str # the same for game 2
+    g2_judgment: str # the judge's reply in game 2
+    turn: int # 1 or 2
+    tstamp: float # when it was judged (Unix time)
+    extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
     @property
     def key(self): return (self.question_id, self.model_1, self.model_2, tuple(self.judge), self.turn)
@@ -328,7 +333,9 @@ def _holder(path):
 # %% ../nbs/00_data.ipynb #ffc3fd85
 class RecordFile:
     "An append-only JSONL file of `cls` records, one live record per key."
-    def __init__(self, path, cls=Answer): self.path,self.cls = Path(path),cls
+    def __init__(self, path, # the JSONL file
+                 cls=Answer, # its record class: `Answer`, `Judgment` or `PairJudgment`
+                ): self.path,self.cls = Path(path),cls
 
     def scan(self):
         "(byte offset, record dict) for each record, read one line at a time."
@@ -338,7 +345,8 @@ class RecordFile:
         "The records by key, the last one of each key winning."
         return {r.key: r for r in (self.cls.from_dict(d) for _, d in self.scan())}
 
-    def read_at(self, offset:int):
+    def read_at(self, offset:int, # where the line starts, as `scan` gives it
+               ):
         "The record whose line starts at byte `offset` (from `scan`)."
         with open(self.path, 'rb') as f: f.seek(offset); return self.cls.from_dict(json.loads(f.readline()))
 
@@ -386,7 +394,8 @@ def _cut_torn_tail(self:RecordFile):
 
 # %% ../nbs/00_data.ipynb #59cf8615
 @patch
-def append(self:RecordFile, rec):
+def append(self:RecordFile, rec, # a record of the file's class
+          ):
     "Write `rec` as one line, fsynced before returning; a folder that cannot be written raises `StorageError`."
     line = (json.dumps(rec.to_dict()) + '\n').encode('utf-8')
     h = _holder(self.path)
@@ -573,7 +582,9 @@ def hold_folder(output_dir, # the run folder
                 if getattr(h, 'held', False): h.release()
 
 # %% ../nbs/00_data.ipynb #87e6be29
-def cli_parser(func, prog:str|None=None) -> argparse.ArgumentParser:
+def cli_parser(func, # a function whose docments (or `Param` annotations) describe its flags
+               prog:str|None=None, # the program name shown in usage and help
+              ) -> argparse.ArgumentParser:
     "An `argparse` parser for `func` built from its docments, with dashed flag names."
     p = argparse.ArgumentParser(prog=prog, description=(func.__doc__ or '').strip())
     for k,v in docments(func, full=True, returns=False, eval_str=True).items():

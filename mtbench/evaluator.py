@@ -136,7 +136,8 @@ MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use o
 
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
 @patch
-def answer(self:MTBenchEvaluator, model:str):
+def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
+          ):
     "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
     from mtbench.conversation import generate_answers
     from mtbench.memory import free_memory
@@ -152,7 +153,9 @@ def answer(self:MTBenchEvaluator, model:str):
 
 # %% ../nbs/06_evaluator.ipynb #bede2fe9
 @patch
-def judge_models(self:MTBenchEvaluator, models:list, stop:threading.Event|None=None):
+def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are on disk
+                 stop:threading.Event|None=None, # set it to stop judging (the Colab panel's Stop)
+                ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
     from mtbench.judge import judge_answers
     t0 = time.monotonic()
@@ -187,7 +190,9 @@ class _Background(threading.Thread):
 # %% ../nbs/06_evaluator.ipynb #9ed7d5e1
 class EvalResults:
     "The outcome of `MTBenchEvaluator.run`."
-    def __init__(self, summary:dict, failures:dict):
+    def __init__(self, summary:dict, # summary.json's content
+                 failures:dict, # {model: why it failed} for the models left out
+                ):
         import pandas as pd
         store_attr()
         self.report_dir = Path(summary['paths']['report']).parent
@@ -322,7 +327,8 @@ def _usage():
             f"MT-bench with an LLM judge: answers, judgments, scores and plots.\n\ncommands:\n{cmds}\n")
 
 # %% ../nbs/06_evaluator.ipynb #a5c42532
-def main(argv:list|None=None):
+def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
+        ):
     "The `mtbench` console script."
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ('-h', '--help'): print(_usage()); return 0

@@ -76,7 +76,7 @@ class JudgeTask:
     "One judgment to make: a single grading (one call) or a pairwise judgment (two games, two calls)."
     question: object # the `Question`
     models: tuple # (model,) or (model_1, model_2)
-    turn: int
+    turn: int # 1 or 2
     prompt: object # the `JudgePrompt`
     answers: dict = field(repr=False) # {model: {question_id: Answer}}, read when the prompts are filled
     ref: object = field(default=None, repr=False) # the reference `Answer`, for math, reasoning and coding
@@ -306,12 +306,12 @@ class RateGate:
 @dataclass
 class Reply:
     "What one judge call returned."
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    text: str # the judge's reply
+    prompt_tokens: int = 0 # tokens of the request
+    completion_tokens: int = 0 # tokens of the reply
     latency: float = 0.0 # seconds of the successful call
     expected: float|None = None # the probability-weighted rating (score_mode 'expected')
-    error: str|None = None
+    error: str|None = None # why the call failed after its retries; None when it succeeded
     rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
 
 def _retry_after(e) -> float|None:
@@ -574,7 +574,8 @@ def _run_local(tasks, spec, out:RecordFile, progress=None):
 # %% ../nbs/04_judge.ipynb #df7cfe35
 class AnswerIndex:
     "A model's answer file as a read-only mapping {question_id: Answer}: where each answer is, read from disk when asked for."
-    def __init__(self, path):
+    def __init__(self, path, # a model_answer/{model_id}.jsonl file
+                ):
         self.file, self.offsets = RecordFile(path, Answer), {}
         for off, d in self.file.scan(): self.offsets[Answer.from_dict(d).key] = off # the last record of a question wins
     def __contains__(self, qid): return qid in self.offsets

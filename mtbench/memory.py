@@ -135,7 +135,8 @@ def _drop(o):
         except Exception: pass
     if hasattr(o, 'state') and isinstance(getattr(o, 'state'), dict) and hasattr(o, 'param_groups'): o.state.clear()
 
-def release(*objs) -> dict:
+def release(*objs # `LoadedModel`s, models, optimizers, or objects holding them
+           ) -> dict:
     "Drop the model, tokenizer and optimizer that `objs` hold (a `LoadedModel`, a model, an optimizer), then `free_memory`."
     for o in objs:
         _drop(o)
@@ -181,7 +182,8 @@ class Arch:
         return self.vocab*self.hidden*(1 if self.tied_embeddings else 2)
 
 # %% ../nbs/01_memory.ipynb #8be3f478
-def count_params(config) -> int:
+def count_params(config # a transformers config of a causal LM
+                ) -> int:
     "Parameters of the causal LM that a transformers `config` describes, counted without allocating it."
     import torch
     from transformers import AutoModelForCausalLM
@@ -209,7 +211,8 @@ DTYPE_BYTES = {'float32': 4, 'bfloat16': 2, 'float16': 2}
 QUANT_BYTES = {'8bit': 1.0, '4bit': 0.5625} # per quantized (linear-layer) parameter
 DTYPE_ALIASES = {'fp32': 'float32', 'bf16': 'bfloat16', 'fp16': 'float16', 'half': 'float16', 'float': 'float32'}
 
-def norm_dtype(dtype:str|None) -> str|None:
+def norm_dtype(dtype:str|None # a dtype name or alias (bf16, fp16, fp32, torch.float16), 'auto' or None
+              ) -> str|None:
     "'bf16' -> 'bfloat16' etc.; None or 'auto' -> None."
     if dtype is None or str(dtype) == 'auto': return None
     d = str(dtype).removeprefix('torch.')
@@ -217,7 +220,8 @@ def norm_dtype(dtype:str|None) -> str|None:
     if d not in DTYPE_BYTES: raise MTBenchError(f"unknown dtype {dtype!r}; use one of auto, {', '.join(DTYPE_BYTES)} (or fp32, bf16, fp16)")
     return d
 
-def norm_quantization(q:str|None) -> str:
+def norm_quantization(q:str|None # 'auto', 'none', '8bit', '4bit' or an alias
+                     ) -> str:
     "'auto', 'none', '8bit' or '4bit' ('int8', 'nf4', None are accepted too)."
     q = 'none' if q in (None, False, '') else str(q).lower()
     q = {'no': 'none', 'int8': '8bit', '8-bit': '8bit', 'nf4': '4bit', 'int4': '4bit', '4-bit': '4bit'}.get(q, q)
@@ -228,13 +232,13 @@ def norm_quantization(q:str|None) -> str:
 @dataclass
 class MemoryEstimate:
     "What a model needs, in GB, at one dtype/quantization and batch size."
-    dtype: str
-    quantization: str
-    batch_size: int
+    dtype: str # compute dtype
+    quantization: str # none, 8bit or 4bit
+    batch_size: int # sequences generated at once
     seq_tokens: int # tokens per sequence the KV cache holds
-    weights_gb: float
-    kv_cache_gb: float
-    activations_gb: float
+    weights_gb: float # the weights, quantized or not
+    kv_cache_gb: float # the KV cache of `batch_size` sequences of `seq_tokens`
+    activations_gb: float # the activations of a forward pass
     @property
     def total_gb(self) -> float: return round(self.weights_gb + self.kv_cache_gb + self.activations_gb, 3)
 
@@ -267,7 +271,8 @@ def default_device() -> str:
     if getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
 
-def device_free_gb(device:str) -> float|None:
+def device_free_gb(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
+                  ) -> float|None:
     "Memory free on `device` now, in GB (available RAM for 'cpu')."
     if device.startswith('cuda'):
         cuda = _torch_cuda()
@@ -315,14 +320,14 @@ def best_dtype(device:str) -> str:
 @dataclass
 class MemoryPlan:
     "How to load and batch a model within a memory budget."
-    device: str
+    device: str # cpu, cuda, cuda:N or mps
     dtype: str # compute dtype
     quantization: str # none, 8bit or 4bit
     batch_size: int # largest batch that fits (or the one asked for)
     memory_limit_gb: float # the budget
     usable_gb: float # the budget less the headroom
     estimate: MemoryEstimate # at this batch size
-    fits: bool
+    fits: bool # whether the estimate fits in `usable_gb`
     reason: str = '' # why this precision was chosen, or why nothing fits
     dtype_reason: str = '' # why this compute dtype
 
@@ -335,6 +340,7 @@ class MemoryPlan:
                 + (f"; dtype {self.dtype}: {self.dtype_reason}" if self.dtype_reason else ''))
 
     def to_dict(self) -> dict:
+        "The plan as run.json records it, the estimate's total included."
         d = asdict(self); d['estimate']['total_gb'] = self.estimate.total_gb
         return d
 

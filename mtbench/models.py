@@ -26,18 +26,18 @@ class ModelSpec:
     hf_id: str # Hugging Face repository
     model_type: str # transformers' model_type in config.json
     params: int # exact parameter count
-    layers: int
+    layers: int # transformer layers
     heads: int # attention (query) heads
     kv_heads: int # key/value heads
-    head_dim: int
-    hidden: int
+    head_dim: int # size of one attention head
+    hidden: int # hidden size
     intermediate: int # MLP width
-    vocab: int
+    vocab: int # vocabulary size
     context: int # max_position_embeddings
-    tied_embeddings: bool = True
+    tied_embeddings: bool = True # the output layer shares the input embeddings' weights
     chat_template: bool = True # the tokenizer ships a chat template
     gated: bool = False # needs an accepted licence and HF_TOKEN
-    notes: str = ''
+    notes: str = '' # what a user should know, shown by `mtbench models --notes`
 
     @property
     def arch(self) -> Arch:
@@ -335,19 +335,19 @@ def bnb_config(quantization:str, # 8bit or 4bit
 @dataclass
 class LoadedModel:
     "A model ready to generate, with a record of how it was loaded."
-    model: object = field(repr=False)
-    tokenizer: object = field(repr=False)
+    model: object = field(repr=False) # the transformers (or PEFT) model, in eval mode
+    tokenizer: object = field(repr=False) # its tokenizer
     model_id: str # file-safe name: model_answer/{model_id}.jsonl
-    device: str
-    dtype: str
+    device: str # where it runs: cpu, cuda, cuda:N or mps
+    dtype: str # compute dtype
     quantization: str # none, 8bit or 4bit
-    attn_implementation: str
+    attn_implementation: str # flash_attention_2, sdpa or eager
     source: str # hub id, folder, or GGUF path
     revision: str|None # hub commit, or the GGUF file's sha256
-    plan: MemoryPlan = field(repr=False)
+    plan: MemoryPlan = field(repr=False) # the memory plan it was loaded by
     base_model: str|None = None # an adapter's base model
     folder: str|None = None # the local folder the weights were read from, if any
-    monitor: MemoryMonitor = field(default_factory=MemoryMonitor, repr=False)
+    monitor: MemoryMonitor = field(default_factory=MemoryMonitor, repr=False) # its memory use, phase by phase
 
     def info(self) -> dict:
         "What run.json records about this model."

@@ -98,7 +98,8 @@ def output_folder(folder:str, # the output folder as typed
     raise MTBenchError(f"output folder {folder!r} is not on Google Drive: give a folder name (it goes under {drive/'MyDrive'}) "
                        "or untick 'Keep on Google Drive'")
 
-def mount_drive(drive:Path=DRIVE) -> bool:
+def mount_drive(drive:Path=DRIVE, # where Colab mounts Google Drive
+               ) -> bool:
     "Mount Google Drive at `drive` (Colab asks the user for permission); False if it was mounted already."
     if (drive/'MyDrive').is_dir(): return False
     try:
@@ -229,18 +230,22 @@ class PanelProgress(Progress):
         self.draw(force=True)
     def step(self, text):
         self.steps.append(text); super().step(text) # logs it, which draws it
-    def say(self, line:str):
+    def say(self, line:str, # one line of log
+           ):
         "A log line for the output area."
         with self.lock: self.lines.append(line)
         self.draw(force=True)
     def wait(self, thread):
+        "Wait for `thread` to end, redrawing the panel meanwhile."
         while thread.is_alive():
             thread.join(0.2); self.draw()
     def html(self) -> str:
+        "The current step and the progress bars as HTML."
         with self.lock: bars = list(self.bars)
         step = f"<div class='mtbench-step'><b>{escape(self.steps[-1])}</b></div>" if self.steps else ''
         return step + (f"<table class='mtbench-bars'>{''.join(map(_bar_row, bars))}</table>" if bars else '')
-    def draw(self, force:bool=False):
+    def draw(self, force:bool=False, # redraw even if the last drawing is recent
+            ):
         "Print new log lines and redraw the view; only in the thread that made this, at most every `every` s unless `force`."
         if threading.current_thread() is not self.thread: return
         if self.interrupted and not self.closed:
@@ -414,7 +419,8 @@ def _check(self:RunnerPanel) -> dict:
 
 # %% ../nbs/07_colab.ipynb #e0415843
 @patch
-def run(self:RunnerPanel, _=None):
+def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
+       ):
     "Run the evaluation in this thread (the Run button's callback), showing its progress; returns when it ends or is interrupted."
     if self.running: return
     try: kw = self._check()
@@ -489,7 +495,8 @@ def _show(self:RunnerPanel, res):
     self.results.layout.display = ''
 
 @patch
-def download(self:RunnerPanel, _=None):
+def download(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
+            ):
     "Zip the output folder and, in Colab, download it (the Download button's callback)."
     with self.out:
         try: self._say(f"zipped to {download_output(output_folder(self.output_dir.value, self.drive.value, self.colab))}", 'ok')

@@ -1,0 +1,125 @@
+"""Run the notebooks' tests as `nbdev_test` does and report line coverage of mtbench/*.py per module.
+
+`nbdev_test` runs each notebook's cells in an execnb shell, so the library's functions are defined from the
+exported cells' own text: a coverage tool sees `<ipython-input>` code and never mtbench/*.py. This runner
+calls nbdev's own `test_nb` on each notebook (same `tst_flags` skips, `#| eval: false`, working folder and
+shell, one process per notebook, as many at a time as `nbdev_test`), with one change: an exported cell runs
+from its text in the module file that `nbdev_export` wrote for it, compiled under that file's name at the
+same line numbers and executed in the notebook's namespace, exactly where and as the cell itself would run.
+(CI checks that the module files are in step with the notebooks before this runs.) So a line of
+mtbench/*.py counts as covered only when a test really executed it: in the notebook's own process, in a
+later notebook that imports the module, or in a subprocess a test starts (coverage's `patch = subprocess`).
+
+Usage, from the repository root: `python .ci/nbcov.py [NOTEBOOK ...]` (default: every notebook).
+It prints each notebook's result as it ends (with the traceback of a failure), the coverage table, and
+last 'notebooks: N passed, N failed'; it exits 1 if a notebook failed.
+"""
+import __future__, argparse, ast, os, re, shutil, subprocess, sys, tempfile, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RCFILE = HERE/'coveragerc'
+_HEADER = re.compile(r'^# %% (\S+\.ipynb) #(\S+)\s*$')
+
+def exported_chunks(lib_path):
+    "{(notebook path, cell id): (module file, first line, text)} for every exported cell in `lib_path`."
+    chunks = {}
+    for py in sorted(Path(lib_path).rglob('*.py')):
+        lines = py.read_text(encoding='utf-8').splitlines(True)
+        heads = [(i, m) for i, l in enumerate(lines) if (m := _HEADER.match(l)) or l.startswith('# %% ')]
+        for k, (i, m) in enumerate(heads):
+            if not m: continue  # nbdev's own `# %% auto` cell (`__all__`)
+            end = heads[k+1][0] if k+1 < len(heads) else len(lines)
+            nb = (py.parent/m.group(1)).resolve()
+            chunks[(nb, m.group(2))] = (py.resolve(), i+2, ''.join(lines[i+1:end]))
+    return chunks
+
+def _future_flags(tree):
+    "Compiler flags of the `from __future__ import ...` statements in `tree`."
+    flags = 0
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == '__future__':
+            for a in node.names: flags |= getattr(__future__, a.name).compiler_flag
+    return flags
+
+def run_one(nb):
+    "Test notebook `nb` with nbdev's `test_nb`, its exported cells run from the module files; exit 1 on failure."
+    from execnb.shell import CaptureShell
+    from nbdev.config import get_config
+    from nbdev.test import test_nb
+    cfg = get_config()
+    nb = Path(nb).resolve()
+    chunks = {cid: v for (path, cid), v in exported_chunks(cfg.lib_path).items() if path == nb}
+    pkg = cfg.lib_path.name
+    plain_cell = CaptureShell.cell
+
+    def cell(self, c, *args, **kwargs):
+        chunk = chunks.get(c.get('id')) if c.cell_type == 'code' else None
+        if chunk is None: return plain_cell(self, c, *args, **kwargs)
+        fn, first, text = chunk
+        tree = ast.parse('\n'*(first-1) + text, str(fn))  # the module file's own line numbers
+        flags = self.compile.flags | _future_flags(tree)   # `from __future__` carries over, as between cells
+        self.compile.flags = flags
+        code = compile(tree, str(fn), 'exec', flags=flags, dont_inherit=True)
+        def run_chunk():
+            ns = self.user_ns
+            had, old = '__package__' in ns, ns.get('__package__')
+            ns['__package__'] = pkg  # nbdev_export made the cell's `from mtbench.data import ...` relative
+            try: exec(code, ns)
+            finally:
+                if had: ns['__package__'] = old
+                else: ns.pop('__package__', None)
+        self.user_ns['__nbcov_run__'] = run_chunk
+        src, c.source = c.source, '__nbcov_run__()'
+        try: return plain_cell(self, c, *args, **kwargs)
+        finally: c.source = src
+
+    CaptureShell.cell = cell
+    os.chdir(cfg.nbs_path)  # where nbdev_test runs from
+    ok, secs = test_nb(nb, skip_flags=cfg.tst_flags.split(), basepath=cfg.config_path)
+    sys.exit(0 if ok else 1)
+
+def coverage(*args, data_file):
+    return subprocess.run([sys.executable, '-m', 'coverage', *args, f'--rcfile={RCFILE}', f'--data-file={data_file}'],
+                          capture_output=True, text=True)
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('notebooks', nargs='*', help='notebooks to test (default: all that nbdev_test runs)')
+    p.add_argument('--n-workers', type=int, default=min(os.cpu_count() or 1, 8), help="notebooks at a time (nbdev_test's default)")
+    p.add_argument('--one', help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.one: return run_one(a.one)
+
+    from nbdev.config import get_config
+    from nbdev.doclinks import nbglob
+    cfg = get_config()
+    nbs = [Path(n).resolve() for n in a.notebooks] or sorted(nbglob(cfg.nbs_path, as_path=True).map(Path.resolve))
+    data = Path(tempfile.mkdtemp(prefix='nbcov_'))/'.coverage'
+
+    def test(nb):
+        start = time.time()
+        r = subprocess.run([sys.executable, '-m', 'coverage', 'run', f'--rcfile={RCFILE}', f'--data-file={data}',
+                            f'--source={cfg.lib_path}', __file__, '--one', str(nb)], capture_output=True, text=True, cwd=cfg.config_path)
+        secs = time.time() - start
+        print(f"{nb.name}: {'passed' if r.returncode == 0 else 'FAILED'} in {secs:.0f} s", flush=True)
+        if r.returncode: print(r.stdout[-20000:] + r.stderr[-20000:], flush=True)
+        return r.returncode == 0
+
+    start = time.time()
+    with ThreadPoolExecutor(a.n_workers) as ex: ok = list(ex.map(test, nbs))
+    secs = time.time() - start
+    r = coverage('combine', data_file=data)
+    bad = re.search(r'(\d+) files? errored', r.stdout + r.stderr)
+    if r.returncode and not bad: print(r.stdout + r.stderr)
+    r = coverage('report', data_file=data)
+    print("\nLine coverage of mtbench/ by the notebooks' tests, per module"
+          + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
+    print(r.stdout + r.stderr)
+    shutil.rmtree(data.parent, ignore_errors=True)
+    print(f"tests took {secs:.0f} s")
+    print(f"notebooks: {sum(ok)} passed, {len(ok) - sum(ok)} failed")
+    sys.exit(0 if all(ok) else 1)
+
+if __name__ == '__main__': main()
