@@ -312,7 +312,8 @@ def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
     if gpu[1] >= BF16_CAPABILITY: return 'bfloat16', f"the {cc} runs bf16 natively"
     return 'float16', f"the {cc} has no native bf16 (8.0 and up), only a slow emulation: fp16"
 
-def best_dtype(device:str) -> str:
+def best_dtype(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
+              ) -> str:
     "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; fp32 on a CPU."
     return dtype_choice(device)[0]
 

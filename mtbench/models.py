@@ -242,7 +242,8 @@ def hub_offline() -> bool:
     from huggingface_hub import constants
     return bool(constants.HF_HUB_OFFLINE) or os.environ.get('HF_HUB_OFFLINE', '').upper() in ('1', 'ON', 'YES', 'TRUE')
 
-def in_hub_cache(hf_id:str) -> bool:
+def in_hub_cache(hf_id:str # a Hugging Face model id, e.g. 'HuggingFaceTB/SmolLM2-135M-Instruct'
+                ) -> bool:
     "Whether the Hugging Face cache holds model `hf_id` (its config.json)."
     from huggingface_hub import try_to_load_from_cache
     return isinstance(try_to_load_from_cache(hf_id, 'config.json'), str)

@@ -28,7 +28,8 @@ MTBENCH101_FILES = { # name in the data folder: (pinned URL, sha256)
                                   '46c46d29ef687883be326f38f9fa020fd087939d9faf54dfda800ccf061168f1'),
 }
 
-def mtbench101_dir(path:str|Path|None=None) -> tuple[Path, bool]:
+def mtbench101_dir(path:str|Path|None=None # a folder holding both files; default `MTBENCH101_DATA_DIR`, else the cache
+                  ) -> tuple[Path, bool]:
     "The folder the MT-Bench-101 files are read from, and whether it is the download cache."
     path = path or os.environ.get('MTBENCH101_DATA_DIR')
     if path: return Path(path).expanduser(), False
@@ -79,7 +80,8 @@ TASK_NAMES = {'CM': 'context memory', 'SI': 'separate input', 'AR': 'anaphora re
               'IC': 'instruction clarification', 'PI': 'proactive interaction'}
 
 # %% ../nbs/04b_mtbench101.ipynb #006ed06c
-def task_ability(task:str) -> tuple[str, str]:
+def task_ability(task:str # a task code, e.g. 'CM'
+                ) -> tuple[str, str]:
     "The (level, ability) a task belongs to."
     for level, abilities in TAXONOMY.items():
         for ability, tasks in abilities.items():
@@ -94,8 +96,8 @@ NEED_REF_TASKS = ['MR', 'GR'] # the judge gets a reference solution
 @dataclass
 class Dialogue:
     "An MT-Bench-101 dialogue: a line of `mtbench101.jsonl`."
-    id: int
-    task: str
+    id: int # the dialogue's id in mtbench101.jsonl (1-1388)
+    task: str # its task code, one of `TASKS`
     history: list # [{'user': ..., 'bot': ...}, ...]: the user turns and the golden answers
 
     @property
@@ -154,7 +156,8 @@ def select(dialogues, # `Dialogue`s, e.g. from `load_dialogues`
     return L(sorted(res, key=lambda d: d.id))
 
 # %% ../nbs/04b_mtbench101.ipynb #51f77e26
-def judged_turns(dialogue:Dialogue) -> list[int]:
+def judged_turns(dialogue:Dialogue # a loaded dialogue
+                ) -> list[int]:
     "The 1-based turns of `dialogue` that are answered and judged."
     return list(range(2 if dialogue.task in SKIP_FIRST_TASKS else 1, dialogue.n_turns + 1))
 
@@ -169,14 +172,17 @@ def _check_turn(dialogue, turn):
                            f"its judged turns are {judged_turns(dialogue)}")
 
 # %% ../nbs/04b_mtbench101.ipynb #8dfbf8d4
-def answer_messages(dialogue:Dialogue, turn:int, # 1-based, one of `judged_turns(dialogue)`
+def answer_messages(dialogue:Dialogue, # a loaded dialogue
+                    turn:int, # 1-based, one of `judged_turns(dialogue)`
                    ) -> list[dict]:
     "The chat messages the model answers for `turn`: the golden history, then this turn's user message."
     _check_turn(dialogue, turn)
     msgs = [m for t in dialogue.history[:turn-1] for m in _add_format(t['user'], t['bot'])]
     return msgs + [dict(role='user', content=dialogue.history[turn-1]['user'])]
 
-def request_line(dialogue:Dialogue, turn:int) -> dict:
+def request_line(dialogue:Dialogue, # a loaded dialogue
+                 turn:int, # 1-based, one of `judged_turns(dialogue)`
+                ) -> dict:
     "A dry-run request line: `question_id` (the dialogue's id), `turn` (1-based) and the `messages` sent."
     return {'question_id': dialogue.id, 'turn': turn, 'messages': answer_messages(dialogue, turn)}
 
@@ -291,7 +297,8 @@ def _judge_entry(dialogue, turn, answer, system, template, pre):
                 prediction_cn_word_count=len(re.findall(r'[\u4e00-\u9fff]', answer)), reference='')
 
 # %% ../nbs/04b_mtbench101.ipynb #df259a58
-def judge_messages(dialogue:Dialogue, turn:int, # 1-based, one of `judged_turns(dialogue)`
+def judge_messages(dialogue:Dialogue, # a loaded dialogue
+                   turn:int, # 1-based, one of `judged_turns(dialogue)`
                    answer:str, # the model's answer to that turn
                    prompts:OpenCompassPrompts|None=None, # default: `load_opencompass_prompts()`
                   ) -> list[dict]:
@@ -306,7 +313,8 @@ def judge_messages(dialogue:Dialogue, turn:int, # 1-based, one of `judged_turns(
             dict(role='user', content=_safe_format('{prompt_template}', entry))]
 
 # %% ../nbs/04b_mtbench101.ipynb #ab1454b9
-def parse_rating(text:str|None) -> int|None:
+def parse_rating(text:str|None # the judge's reply
+                ) -> int|None:
     "The judge's rating, OpenCompass's way: the first `[n]` (digits) in `text`, else None."
     m = re.search(r'\[([0-9]+)\]', text or '')
     return int(m.group(1)) if m else None
