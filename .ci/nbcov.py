@@ -88,6 +88,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('notebooks', nargs='*', help='notebooks to test (default: all that nbdev_test runs)')
     p.add_argument('--n-workers', type=int, default=min(os.cpu_count() or 1, 8), help="notebooks at a time (nbdev_test's default)")
+    p.add_argument('--data-file', help="keep the coverage data here, e.g. for `coverage report -m --data-file=...`")
     p.add_argument('--one', help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one: return run_one(a.one)
@@ -96,7 +97,9 @@ def main():
     from nbdev.doclinks import nbglob
     cfg = get_config()
     nbs = [Path(n).resolve() for n in a.notebooks] or sorted(nbglob(cfg.nbs_path, as_path=True).map(Path.resolve))
-    data = Path(tempfile.mkdtemp(prefix='nbcov_'))/'.coverage'
+    data = Path(a.data_file).resolve() if a.data_file else Path(tempfile.mkdtemp(prefix='nbcov_'))/'.coverage'
+    data.parent.mkdir(parents=True, exist_ok=True)
+    for f in data.parent.glob(data.name + '*'): f.unlink() # no data of an earlier run
 
     def test(nb):
         start = time.time()
@@ -117,7 +120,7 @@ def main():
     print("\nLine coverage of mtbench/ by the notebooks' tests, per module"
           + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
     print(r.stdout + r.stderr)
-    shutil.rmtree(data.parent, ignore_errors=True)
+    if not a.data_file: shutil.rmtree(data.parent, ignore_errors=True)
     print(f"tests took {secs:.0f} s")
     print(f"notebooks: {sum(ok)} passed, {len(ok) - sum(ok)} failed")
     sys.exit(0 if all(ok) else 1)
