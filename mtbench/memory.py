@@ -12,11 +12,11 @@ from fastcore.basics import patch
 from .data import MTBenchError, log
 
 # %% auto #0
-__all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'ACT_FACTOR',
-           'BF16_CAPABILITY', 'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks', 'MemoryMonitor',
-           'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype', 'norm_quantization',
-           'MemoryEstimate', 'estimate_memory', 'default_device', 'device_free_gb', 'dtype_choice', 'best_dtype',
-           'MemoryPlan', 'plan_memory']
+__all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'RUNTIME_GB',
+           'ACT_FACTOR', 'BF16_CAPABILITY', 'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks',
+           'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype',
+           'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device', 'device_free_gb',
+           'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -228,6 +228,16 @@ def norm_quantization(q:str|None # 'auto', 'none', '8bit', '4bit' or an alias
     if q not in ('auto', 'none', '8bit', '4bit'): raise MTBenchError(f"unknown quantization {q!r}; use auto, none, 8bit or 4bit")
     return q
 
+# %% ../nbs/01_memory.ipynb #2fb4e7dd
+RUNTIME_GB = {'cuda': 1.0, 'cpu': 0.75} # GB the runtime holds before any model: CUDA context; Python, torch and freed-memory reuse
+
+def runtime_gb(device:str|None, # cuda, cuda:N, mps or cpu; None leaves the runtime out
+              ) -> float:
+    "GB the runtime itself holds on `device` (the CUDA context on a GPU, Python and torch elsewhere)."
+    if device is None: return 0.0
+    return RUNTIME_GB['cuda'] if str(device).startswith('cuda') else RUNTIME_GB['cpu']
+
+
 # %% ../nbs/01_memory.ipynb #6cc17e23
 @dataclass
 class MemoryEstimate:
@@ -239,8 +249,9 @@ class MemoryEstimate:
     weights_gb: float # the weights, quantized or not
     kv_cache_gb: float # the KV cache of `batch_size` sequences of `seq_tokens`
     activations_gb: float # the activations of a forward pass
+    runtime_gb: float = 0.0 # the CUDA context, or Python and torch (see `runtime_gb`)
     @property
-    def total_gb(self) -> float: return round(self.weights_gb + self.kv_cache_gb + self.activations_gb, 3)
+    def total_gb(self) -> float: return round(self.weights_gb + self.kv_cache_gb + self.activations_gb + self.runtime_gb, 3)
 
 ACT_FACTOR = 16 # activation values per prompt token, in units of the hidden size
 
@@ -250,8 +261,9 @@ def estimate_memory(arch:Arch, # the model's figures
                     batch_size:int=1, # sequences generated at once
                     prompt_tokens:int=1024, # longest prompt
                     max_new_tokens:int=1024, # new tokens per sequence
+                    device:str|None=None, # count the runtime of this device too (None: the model alone)
                    ) -> MemoryEstimate:
-    "Memory needed for the weights, KV cache and activations of `arch` at this precision and batch."
+    "Memory needed for the weights, KV cache and activations of `arch` at this precision and batch (and the runtime's)."
     dtype, quantization = norm_dtype(dtype) or 'float16', norm_quantization(quantization)
     b = DTYPE_BYTES[dtype]
     if quantization == 'none': weights = arch.params*b
@@ -260,7 +272,7 @@ def estimate_memory(arch:Arch, # the model's figures
     prompt = min(prompt_tokens, seq)
     kv = 2*arch.layers*arch.kv_heads*arch.head_dim*seq*batch_size*b
     act = batch_size*(prompt*arch.hidden*ACT_FACTOR*b + 2*arch.vocab*4)
-    return MemoryEstimate(dtype, quantization, batch_size, seq, _gb(weights), _gb(kv), _gb(act))
+    return MemoryEstimate(dtype, quantization, batch_size, seq, _gb(weights), _gb(kv), _gb(act), runtime_gb(device))
 
 # %% ../nbs/01_memory.ipynb #a769c919
 def default_device() -> str:
@@ -336,6 +348,7 @@ class MemoryPlan:
         e = self.estimate
         return (f"{self.device}, {self.dtype}, quantization {self.quantization}, batch {self.batch_size}: "
                 f"weights {e.weights_gb:.2f} + KV cache {e.kv_cache_gb:.2f} + activations {e.activations_gb:.2f} "
+                f"+ runtime {e.runtime_gb:.2f} "
                 f"= {e.total_gb:.2f} GB of {self.usable_gb:.2f} usable ({self.memory_limit_gb:.2f} limit)"
                 + ('' if self.fits else ' - DOES NOT FIT') + (f"; {self.reason}" if self.reason else '')
                 + (f"; dtype {self.dtype}: {self.dtype_reason}" if self.dtype_reason else ''))
@@ -373,10 +386,11 @@ def plan_memory(arch:Arch, # the model's figures
     device = device or default_device()
     dtype, quantization = norm_dtype(dtype), norm_quantization(quantization)
     if memory_limit is None:
-        memory_limit = device_free_gb(device)
-        if memory_limit is None: raise MTBenchError(f"cannot read the free memory of {device}; pass --memory-limit GB")
+        free = device_free_gb(device)
+        if free is None: raise MTBenchError(f"cannot read the free memory of {device}; pass --memory-limit GB")
+        memory_limit = free + runtime_gb(device) # the runtime is up already: not in `free`, but in the estimate
     usable = memory_limit*headroom
-    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, max_new_tokens)
+    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, max_new_tokens, device)
     dt0, why = dtype_choice(device, dtype)
     plan = lambda dt, *a: MemoryPlan(device, dt, *a, dtype_reason=why if dt == dt0 else f"{dt0} does not fit ({why})")
     tried = []

@@ -525,7 +525,7 @@ def models_cli(memory_limit:float|None=None, # also show the plan for a GPU with
     if memory_limit: header.append(f'plan for {memory_limit:g} GB')
     rows = []
     for s in MODELS.values():
-        est = [estimate_memory(s.arch, 'float16', q).total_gb for q in ('none', '8bit', '4bit')]
+        est = [estimate_memory(s.arch, 'float16', q, device='cuda').total_gb for q in ('none', '8bit', '4bit')]
         row = [s.name, s.hf_id + (' (gated)' if s.gated else ''), f'{s.params/1e9:.2f}B', s.layers,
                f'{s.kv_heads} x {s.head_dim}', s.context, *(f'{e:.2f}' for e in est)]
         if memory_limit:
@@ -533,7 +533,8 @@ def models_cli(memory_limit:float|None=None, # also show the plan for a GPU with
             row.append(f"{'fp16' if p.quantization == 'none' else p.quantization}, batch {p.batch_size}" if p.fits else 'does not fit')
         rows.append(row)
     print(_table(rows, header))
-    print("\nGB: weights + KV cache + activations for one sequence of 2048 tokens (1024 prompt + 1024 new). "
+    print("\nGB: weights + KV cache + activations for one sequence of 2048 tokens (1024 prompt + 1024 new), "
+          "+ 1 GB for the CUDA context. "
           "Gated models: accept the licence on the model's page and set HF_TOKEN. Any Hugging Face id, "
           "local folder, .gguf file or PEFT adapter folder works too.")
     if notes:

@@ -40,8 +40,8 @@ def gpu_info() -> dict|None:
 
 def suggest_memory_limit(total_gb:float, # the GPU's memory
                         ) -> int:
-    "A memory limit in GB for a GPU of `total_gb`: what remains after a tenth (at least 1 GB) for CUDA itself."
-    return int(max(total_gb - max(total_gb/10, 1), 1))
+    "A memory limit in GB for a GPU of `total_gb`: the whole card (the plan counts the CUDA context and keeps 10% back)."
+    return max(int(total_gb), 1)
 
 # %% ../nbs/07_colab.ipynb #61e080ad
 def gpu_report(info:dict|None|str='detect', # `gpu_info()`'s answer; 'detect' asks the machine
