@@ -188,6 +188,10 @@ class HFBackend:
         self.prefill_rows = True # prefill each prompt alone (see `_prefill`)
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
+    def close(self):
+        "Free the model (when this backend loaded it)."
+        from mtbench.memory import release
+        release(self.lm)
 
     def encode(self, messages:list, # chat messages, {'role', 'content'} dicts
               ) -> list:
@@ -385,6 +389,7 @@ def _messages(q:Question, answer1:str|None=None) -> list:
     return m + [{'role': 'assistant', 'content': answer1}, {'role': 'user', 'content': q.turns[1]}]
 
 def _peak_memory_gb(backend) -> float|None:
+    if hasattr(backend, 'peak_memory_gb'): return backend.peak_memory_gb() # an engine: its server's
     lm = getattr(backend, 'lm', None)
     if lm is None: return None
     from mtbench.memory import memory_snapshot
@@ -398,6 +403,7 @@ def _generation_info(backend, temperature, max_new_tokens) -> dict:
     if lm is not None:
         d.update(dtype=lm.dtype, quantization=lm.quantization, attn=lm.attn_implementation,
                  template='chat' if backend.chat else 'plain')
+    elif hasattr(backend, 'generation_fields'): d.update(backend.generation_fields()) # an engine (mtbench.engines)
     else: d.update(base_url=backend.base_url, model=backend.model)
     return d
 
@@ -452,11 +458,20 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
                  quantization:str='auto', # auto, none, 8bit or 4bit
                  attn:str|None=None, # attention implementation (default: flash_attention_2 where possible, else sdpa)
                  prompt_tokens:int=1024, # the longest prompt expected (sizes the memory plan)
+                 engine:str='transformers', # transformers (in-process), llama.cpp, vllm or auto (`mtbench.engines`)
+                 num_gpus:int=1, # vLLM's tensor parallel size
                 ) -> tuple:
     "A backend for `model`, and whether it was loaded here (so the caller frees it)."
     if isinstance(model, (HFBackend, EndpointBackend)): return model, False
+    if model_base_url and engine in ('llama.cpp', 'vllm'):
+        raise MTBenchError(f"--engine {engine} starts a server of its own: drop --model-base-url, or --engine to use the server there")
     if model_base_url: return EndpointBackend(model_base_url, str(model), api_key_env, concurrency, model_id=model_id), False
     batch_size = _batch_flag(batch_size)
+    if engine not in (None, 'transformers') and not hasattr(model, 'plan'): # an engine's server, started here
+        from mtbench.engines import start_engine
+        be = start_engine(str(model), engine, model_id, memory_limit=memory_limit, batch_size=batch_size, num_gpus=num_gpus,
+                          dtype=dtype, prompt_tokens=prompt_tokens, max_new_tokens=max_new_tokens)
+        if be is not None: return be, True
     if hasattr(model, 'tokenizer') and hasattr(model, 'plan'): return HFBackend(model, batch_size), False
     from mtbench.models import load_model
     lm = load_model(str(model), dtype=dtype, quantization=quantization, memory_limit=memory_limit, attn=attn,
@@ -483,6 +498,8 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
                      attn:str|None=None, # local: attention implementation
                      api_key_env:str|None=None, # endpoint: variable holding the key
                      concurrency:int=8, # endpoint: requests in flight
+                     engine:str='transformers', # transformers (in-process), llama.cpp, vllm or auto: an engine mtbench starts and stops
+                     num_gpus:int=1, # vLLM: GPUs the model is split over (tensor parallel)
                      progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
                     ) -> dict:
     "Answer `questions` with `model`, two turns each, appending each finished question to its answer file; resumable."
@@ -492,12 +509,11 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
     if max_new_tokens < 1: raise MTBenchError(f"--max-new-tokens {max_new_tokens}: use 1 or more")
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
         backend, own = make_backend(model, model_base_url, model_id, api_key_env, concurrency, batch_size, max_new_tokens,
-                                    memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens))
+                                    memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens),
+                                    engine=engine, num_gpus=num_gpus)
         try: return _answer_all(backend, questions, Path(output_dir), num_choices, max_new_tokens, progress)
         finally:
-            if own:
-                from mtbench.memory import release
-                release(backend.lm)
+            if own: backend.close() # frees the model, or stops the engine's server
 
 # %% ../nbs/03_conversation.ipynb #0b6b3f20
 def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, progress):
@@ -533,7 +549,8 @@ def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, pro
             'tokens_per_s': round(stats['new_tokens']/secs, 2) if secs else None,
             'questions_per_s': round(len(todo)/secs, 4) if secs else None,
             'backend': backend.kind, 'batch_size': backend.batch_size,
-            'model': info() if info else {'base_url': backend.base_url, 'model': backend.model}}
+            'model': info() if info else {'base_url': backend.base_url, 'model': backend.model},
+            **({'engine': backend.engine_info} if hasattr(backend, 'engine_info') else {})}
 
 def _progress(total, name, enabled):
     from tqdm.auto import tqdm # widget bars in a notebook, text on a terminal
@@ -548,6 +565,9 @@ def answers_cli(model:str=None, # registry name, Hugging Face id, folder or adap
                 model_id:str=None, # name of the answer file (default: from --model)
                 api_key_env:str=None, # environment variable with the endpoint's key (default OPENAI_API_KEY, else none)
                 concurrency:int=8, # endpoint requests in flight
+                engine:Param('transformers (in-process), llama.cpp, vllm, or auto (the fastest installed); mtbench starts and stops the engine', str,
+                             choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
+                num_gpus:int=1, # vLLM: GPUs to split the model over (tensor parallel)
                 max_questions:int=None, # at most this many questions, spread over the categories
                 categories:Param('only these categories', str, nargs='+')=None,
                 question_ids:Param('only these question ids', int, nargs='+')=None,
@@ -565,7 +585,7 @@ def answers_cli(model:str=None, # registry name, Hugging Face id, folder or adap
     if not model: raise MTBenchError("--model is required: a registry name (`mtbench models`), Hugging Face id or folder")
     qs = load_questions(data_dir, question_file, categories, question_ids, max_questions)
     info = generate_answers(model, qs, output_dir, model_base_url, model_id, num_choices, max_new_tokens, batch_size,
-                            memory_limit, dtype, quantization, attn, api_key_env, concurrency)
+                            memory_limit, dtype, quantization, attn, api_key_env, concurrency, engine=engine, num_gpus=num_gpus)
     print(f"{info['answer_file']}: {info['answered']} answered, {info['already_answered']} already there, "
           f"{info['failed']} failed; {info['new_tokens']} new tokens in {info['seconds']:.1f} s "
           f"({info['tokens_per_s'] or 0:.1f} tokens/s, {info['questions_per_s'] or 0:.3f} questions/s)")

@@ -42,6 +42,10 @@ class MTBenchEvaluator:
                  judge_max_tokens:int|None=None, # the judge's output limit (default 2048, as FastChat)
                  score_mode:str='parsed', # parsed (FastChat's) or expected (also the probability-weighted score)
                  reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
+                 engine:str='transformers', # what generates the answers: transformers (in-process), llama.cpp, vllm or auto
+                 judge_engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
+                 num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
+                 concurrency:int=8, # requests in flight to --model-base-url
                 ):
         store_attr()
         self.models, self.output_dir = list(models), Path(output_dir)
@@ -65,6 +69,12 @@ def judge_spec(self:MTBenchEvaluator):
     from mtbench.judge import resolve_judge
     return _memo(self, '_judge_spec', resolve_judge, self.judge, self.judge_base_url, self.judge_api_key_env,
                  self.judge_max_tokens, self.score_mode)
+
+@patch(as_prop=True)
+def judge_name(self:MTBenchEvaluator):
+    "The name the judgments are recorded under: the judge's, or `MODEL@ENGINE` for a local judge on an engine."
+    from mtbench.engines import engine_judge_name
+    return engine_judge_name(self.judge_spec.name, self.judge_engine)
 
 # %% ../nbs/06_evaluator.ipynb #fb137469
 @patch
@@ -146,6 +156,7 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
         info = generate_answers(model, self.questions, self.output_dir, model_base_url=self.model_base_url,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
                                 memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
+                                engine=self.engine, num_gpus=self.num_gpus, concurrency=self.concurrency,
                                 progress=self._progress.bar)
     finally: free_memory()
     self._timing[f'answers:{model}'] = round(time.monotonic()-t0, 3)
@@ -158,13 +169,17 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                 ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
     from mtbench.judge import judge_answers
+    from mtbench.engines import judge_engine
     t0 = time.monotonic()
-    res = judge_answers(self.output_dir, models, judge=self.judge_spec.name, mode=self.mode, stop=stop, progress=self._progress.bar,
-                        baseline=self.baseline or 'gpt-3.5-turbo', base_url=self.judge_base_url,
-                        api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
-                        concurrency=self.judge_concurrency, max_tokens=self.judge_max_tokens,
-                        score_mode=self.score_mode, data_dir=self.data_dir,
-                        reference=self.reference, question_ids=list(self.questions.attrgot('question_id')))
+    spec = self.judge_spec
+    with judge_engine(spec.name, self.judge_engine, self.memory_limit, self.num_gpus, spec.params.get('max_new_tokens', 2048)) as eng:
+        if eng and '_fixed' in self.__dict__: self._fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
+        res = judge_answers(self.output_dir, models, judge=eng.model if eng else spec.name, mode=self.mode, stop=stop, progress=self._progress.bar,
+                            baseline=self.baseline or 'gpt-3.5-turbo', base_url=eng.base_url if eng else self.judge_base_url,
+                            api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
+                            concurrency=eng.concurrency if eng else self.judge_concurrency, max_tokens=self.judge_max_tokens,
+                            score_mode=self.score_mode, data_dir=self.data_dir, prices=(0.0, 0.0) if eng else None,
+                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')))
     self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
     return res
 
@@ -218,7 +233,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     self._fixed = dict( # what run.json says of the run that does not change while it runs
         started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
         data=self.data_files(), questions=list(qs.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
-        judge={'name': spec.name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
+        judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
                'params': spec.params, 'score_mode': spec.score_mode})
     self._write_manifest('running')
     background = not spec.local and self.mode == 'single'
@@ -242,11 +257,11 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
             pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {spec.name}")
             pr.wait(self._judging); self._judging.result()
         if not background and answered:
-            pr.step(f"judging {len(answered)} of {n} with {spec.name}")
+            pr.step(f"judging {len(answered)} of {n} with {self.judge_name}")
             self.judge_models(answered)
         self._timing['total'] = round(time.monotonic()-t0, 3)
         pr.step("report")
-        summary = write_report(self.output_dir, judge=spec.name, model_list=answered or None,
+        summary = write_report(self.output_dir, judge=self.judge_name, model_list=answered or None,
                                baseline=self.baseline if self.mode == 'pairwise-baseline' else None)
     except KeyboardInterrupt:
         if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
@@ -291,6 +306,12 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             judge_max_tokens:int|None=None, # the judge's output limit (default 2048, as FastChat)
             score_mode:Param('parsed (FastChat) or expected (also the probability-weighted score)', str, choices=['parsed', 'expected'])='parsed',
             reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
+            engine:Param('what generates the answers: transformers (in-process), llama.cpp, vllm, or auto (the fastest installed); mtbench starts and stops it',
+                         str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
+            judge_engine:Param('what runs a local judge (--judge local:MODEL): transformers (in-process), llama.cpp, vllm or auto',
+                               str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
+            num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
+            concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
            ):
     "Evaluate models on MT-bench: answers, judgments, scores, plots and a report."
     flags = dict(locals()) # the flags are MTBenchEvaluator's arguments, by name
