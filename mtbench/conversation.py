@@ -223,16 +223,17 @@ def _prefill(self:HFBackend, prompts:list, width:int):
         c = self.model(input_ids=torch.tensor([p[:-1]], device=self.model.device), use_cache=True, **kw).past_key_values
         if not isinstance(c, DynamicCache) or any(type(l) is not DynamicLayer for l in c.layers): return None
         rows.append(c)
-    layers = []
-    for i in range(len(rows[0].layers)):
-        k, v = rows[0].layers[i].keys, rows[0].layers[i].values
-        K = k.new_zeros(len(prompts), k.shape[1], width-1, k.shape[3])
-        V = v.new_zeros(len(prompts), v.shape[1], width-1, v.shape[3])
-        for b,(p,c) in enumerate(zip(prompts, rows)):
-            K[b, :, width-len(p):], V[b, :, width-len(p):] = c.layers[i].keys[0], c.layers[i].values[0]
-            c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
-        layers.append((K, V))
-    return DynamicCache(layers)
+    def stacked(): # one layer at a time: the cache copies each, and this one's copy goes before the next is made
+        for i in range(len(rows[0].layers)):
+            k, v = rows[0].layers[i].keys, rows[0].layers[i].values
+            K = k.new_zeros(len(prompts), k.shape[1], width-1, k.shape[3])
+            V = v.new_zeros(len(prompts), v.shape[1], width-1, v.shape[3])
+            for b,(p,c) in enumerate(zip(prompts, rows)):
+                K[b, :, width-len(p):], V[b, :, width-len(p):] = c.layers[i].keys[0], c.layers[i].values[0]
+                c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
+            yield K, V
+            del K, V
+    return DynamicCache(stacked())
 
 @patch
 def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:list) -> list:
@@ -241,6 +242,7 @@ def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:l
     from transformers import LogitsProcessorList, StoppingCriteriaList
     t0 = time.perf_counter()
     width = max(map(len, prompts))
+    if self.context: caps = [min(c, self.context - width) for c in caps] # the longest row must stay inside the context
     ids = torch.tensor([[self.pad_id]*(width-len(p)) + p for p in prompts], device=self.model.device)
     mask = torch.tensor([[0]*(width-len(p)) + [1]*len(p) for p in prompts], device=self.model.device)
     gcfg = self.model.generation_config
