@@ -1,0 +1,74 @@
+"""Answer-generation speed of each installed engine against the transformers backend, on the same questions.
+
+Runs `generate_answers` (what `mtbench answers` and `mtbench run` do) on the same MT-bench questions, both
+turns, once per engine: the transformers backend in-process (today's default: fp32 on a CPU, batch 16),
+llama.cpp's `llama-server` (mtbench starts it, sized by the memory plan: 16 slots on a CPU),
+llama-cpp-python's server (one request at a time), vLLM where there is a GPU, and `--engine auto`.
+Only installed engines run. Prints new tokens per second per engine (generation only: a server's start and
+a model's load are timed apart) and each engine's ratio to the transformers backend. With --repeats > 1 the
+engines take turns, so a neighbour's load on a shared machine hits them alike.
+
+    python bench/engines.py                                   # 16 questions, 64 new tokens, 2 repeats
+    python bench/engines.py --model my-model.Q4_K_M.gguf --max-new-tokens 256
+"""
+import argparse, os, platform, tempfile, time
+from mtbench.data import load_questions
+from mtbench.conversation import generate_answers
+from mtbench import engines as E
+
+def engines_here(model:str) -> list:
+    "The (label, engine, environment) rows that can run here."
+    inst, rows = E.installed_engines(), [('transformers', 'transformers', {})]
+    if inst['llama.cpp'] and inst['llama.cpp'] != 'llama-cpp-python': rows.append(('llama.cpp llama-server', 'llama.cpp', {}))
+    if E.has_llama_cpp_python(): rows.append(('llama.cpp llama-cpp-python', 'llama.cpp', {E.LLAMA_SERVER_ENV: 'off'}))
+    if inst['vllm'] and E.default_device().startswith('cuda'): rows.append(('vllm', 'vllm', {}))
+    rows.append(('auto -> ' + E.choose_engine('auto', model)[0], 'auto', {}))
+    return rows
+
+def run(model, qs, engine, env, max_new_tokens):
+    "Answer `qs` into a fresh folder with `engine`; returns generate_answers' summary and the wall time."
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter()
+            info = generate_answers(model, qs, d, engine=engine, max_new_tokens=max_new_tokens, progress=False)
+            return info, time.perf_counter() - t0
+    finally:
+        for k,v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+
+def _batch(info):
+    e = info.get('engine')
+    return f"{e['slots']} slots, {e['command'][e['command'].index('-t')+1]} threads" if e and '-t' in e['command'] else \
+           f"{e['slots']} slots" if e else f"batch {info['batch_size']}"
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--model', default='smollm2-135m', help='a GGUF file or registry name (llama.cpp needs GGUF)')
+    p.add_argument('--max-questions', type=int, default=16)
+    p.add_argument('--max-new-tokens', type=int, default=64)
+    p.add_argument('--repeats', type=int, default=2)
+    a = p.parse_args()
+    qs = load_questions(max_questions=a.max_questions)
+    rows = engines_here(a.model)
+    print(f"{a.model}; {len(qs)} questions x 2 turns, max_new_tokens {a.max_new_tokens}; {os.cpu_count()} CPUs, "
+          f"{platform.processor() or platform.machine()}; engines: {', '.join(r[0] for r in rows)}; "
+          f"load average before {os.getloadavg()[0]:.2f}", flush=True)
+    res = {r[0]: [] for r in rows}
+    for k in range(a.repeats):
+        for label, engine, env in rows:
+            info, wall = run(a.model, qs, engine, env, a.max_new_tokens)
+            res[label].append(info)
+            print(f"  {label:<28} {info['tokens_per_s']:7.1f} new tokens/s ({info['new_tokens']} in {info['seconds']:.1f} s; "
+                  f"{wall - info['seconds']:.1f} s to load or start; {_batch(info)}; load average {os.getloadavg()[0]:.2f})", flush=True)
+    tps = {l: sum(i['new_tokens'] for i in r)/sum(i['seconds'] for i in r) for l,r in res.items()}
+    base = tps['transformers']
+    print(f"\n{'engine':<28} {'new tokens/s':>12}  {'per repeat':<20} {'x transformers':>14}")
+    for l,r in res.items():
+        each = ', '.join(f"{i['tokens_per_s']:.1f}" for i in r)
+        print(f"{l:<28} {tps[l]:12.1f}  {each:<20} {tps[l]/base:14.2f}")
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+
+if __name__ == '__main__': main()
