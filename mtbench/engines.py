@@ -108,15 +108,15 @@ ENGINE_OVERHEAD_GB = 0.25 # compute buffers and the server itself
 class EnginePlan:
     "How an engine is sized: sequences in flight and context per sequence, within a memory budget."
     engine: str # llama.cpp or vllm
-    device: str
+    device: str # cpu, cuda or cuda:N
     slots: int # sequences in flight: llama.cpp -np, vLLM --max-num-seqs
     seq_tokens: int # context per sequence: prompt + new tokens (vLLM --max-model-len; llama.cpp -c is slots x this)
-    weights_gb: float
+    weights_gb: float # the model's weights (the GGUF file's size for llama.cpp)
     kv_cache_gb: float # at `slots`
-    memory_limit_gb: float|None
-    fits: bool = True
+    memory_limit_gb: float|None # the budget (None: not limited)
+    fits: bool = True # whether weights and KV cache fit the budget
     gpu_memory_utilization: float|None = None # vLLM only
-    reason: str = ''
+    reason: str = '' # why this sizing, or why nothing fits
     def __str__(self):
         return (f"{self.engine} on {self.device}: {self.slots} slots x {self.seq_tokens} tokens: weights {self.weights_gb:.2f} + "
                 f"KV cache {self.kv_cache_gb:.2f} GB" + (f" of {self.memory_limit_gb:.2f}" if self.memory_limit_gb else '')
@@ -124,7 +124,8 @@ class EnginePlan:
                 + (f"; {self.reason}" if self.reason else ''))
 
 # %% ../nbs/03a_engines.ipynb #4bf954df
-def kv_bytes_per_token(arch:Arch) -> int:
+def kv_bytes_per_token(arch:Arch # the model's figures
+                      ) -> int:
     "KV cache bytes one token takes at fp16."
     return 2*arch.layers*arch.kv_heads*arch.head_dim*KV_BYTES
 
@@ -163,20 +164,37 @@ def llama_threads() -> int:
     return max(1, min(n, n - busy))
 
 # %% ../nbs/03a_engines.ipynb #59f6436e
-def llama_server_cmd(binary:str, gguf:str, port:int, plan:EnginePlan, alias:str, threads:int|None=None) -> list:
+def llama_server_cmd(binary:str, # the llama-server executable
+                     gguf:str, # the model file
+                     port:int, # loopback port to listen on
+                     plan:EnginePlan, # slots and context
+                     alias:str, # the model name the server answers to
+                     threads:int|None=None, # CPU threads (None: llama.cpp's default)
+                    ) -> list:
     "The llama-server command for `gguf` sized by `plan`."
     gpu = not plan.device.startswith('cpu')
     return [binary, '-m', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--alias', alias,
             '-np', str(plan.slots), '-c', str(plan.slots*plan.seq_tokens), '--no-kv-unified', '--cache-ram', '0',
             '-t', str(threads or llama_threads()), '-ngl', 'all' if gpu else '0', '--fit', 'off', '--no-webui']
 
-def llama_cpp_python_cmd(gguf:str, port:int, plan:EnginePlan, alias:str, threads:int|None=None) -> list:
+def llama_cpp_python_cmd(gguf:str, # the model file
+                         port:int, # loopback port to listen on
+                         plan:EnginePlan, # slots and context
+                         alias:str, # the model name the server answers to
+                         threads:int|None=None, # CPU threads (None: its default)
+                        ) -> list:
     "The llama-cpp-python server command (one sequence at a time) for `gguf`."
     return [sys.executable, '-m', 'llama_cpp.server', '--model', str(gguf), '--host', '127.0.0.1', '--port', str(port),
             '--model_alias', alias, '--n_ctx', str(plan.seq_tokens), '--n_threads', str(threads or llama_threads()),
             '--n_gpu_layers', '0' if plan.device.startswith('cpu') else '-1']
 
-def vllm_cmd(model:str, port:int, plan:EnginePlan, alias:str, num_gpus:int=1, dtype:str|None=None) -> list:
+def vllm_cmd(model:str, # a Hugging Face id or folder
+             port:int, # loopback port to listen on
+             plan:EnginePlan, # sequences, length and GPU memory utilisation
+             alias:str, # the model name the server answers to
+             num_gpus:int=1, # --tensor-parallel-size
+             dtype:str|None=None, # compute dtype (None: vLLM's choice)
+            ) -> list:
     "The `vllm serve` command for `model` (hub id or folder) sized by `plan`, over `num_gpus` GPUs."
     exe = shutil.which('vllm')
     return [*([exe] if exe else [sys.executable, '-m', 'vllm.entrypoints.cli.main']), 'serve', str(model),
@@ -230,7 +248,8 @@ def start(self:EngineServer):
     return self
 
 @patch
-def log_tail(self:EngineServer, n:int=1500) -> str:
+def log_tail(self:EngineServer, n:int=1500 # characters from the end of the server's log
+            ) -> str:
     "The end of the server's log."
     try: return Path(self.log_path).read_text(errors='replace')[-n:].strip()
     except (OSError, TypeError): return ''
@@ -254,7 +273,8 @@ def wait_ready(self:EngineServer):
 _live = set() # servers started and not yet stopped, stopped at exit
 
 @patch
-def stop(self:EngineServer, grace:float=10):
+def stop(self:EngineServer, grace:float=10 # seconds to wait after SIGTERM before SIGKILL
+        ):
     "Stop the server and everything in its process group: SIGTERM, then SIGKILL after `grace` seconds."
     p, self.proc = self.proc, None
     _live.discard(self)
@@ -289,7 +309,8 @@ def peak_memory_gb(self:EngineServer) -> float|None:
     return _gb(total) if total else None
 
 # %% ../nbs/03a_engines.ipynb #f0d6fca7
-def gguf_meta(gguf:str|Path) -> Path:
+def gguf_meta(gguf:str|Path # a .gguf model file
+             ) -> Path:
     "A cached folder with the tokenizer and config read from GGUF file `gguf` (read on first use)."
     from mtbench.models import build_once, MARKER
     from mtbench.data import cache_dir
@@ -304,7 +325,8 @@ def gguf_meta(gguf:str|Path) -> Path:
         (Path(d)/MARKER).write_text(json.dumps({'gguf': str(gguf), 'size': st.st_size}))
     return build_once(cache_dir()/'gguf-meta'/f'{gguf.stem}-{key}', build)
 
-def gguf_file_type(gguf:str|Path) -> str|None:
+def gguf_file_type(gguf:str|Path # a .gguf model file
+                  ) -> str|None:
     "The GGUF file's weight type, e.g. 'Q4_1' (None if it does not say)."
     import gguf as gg
     f = gg.GGUFReader(str(gguf)).fields.get('general.file_type')
