@@ -9,13 +9,14 @@ from pathlib import Path
 from fastcore.basics import store_attr, patch
 from fastcore.script import Param
 from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load_questions
+from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
 __all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments', 'load_judgments',
            'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores', 'category_scores',
-           'pairwise_rates', 'answer_stats', 'judge_costs', 'Results', 'show_results', 'summarize', 'format_results',
-           'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures', 'write_report',
-           'show_cli']
+           'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results', 'show_results', 'summarize',
+           'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures',
+           'write_report', 'show_cli']
 
 # %% ../nbs/05_analysis.ipynb #362cfef9
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -58,7 +59,10 @@ def load_judgments(output_dir=None, # a run folder: reads every model_judgment/*
     elif output_dir:
         d = Path(output_dir)/'model_judgment'
         files = sorted(d.glob('*_single.jsonl')) + sorted(d.glob('*_pair.jsonl'))
-        if not files: raise MTBenchError(f"no judgment files in {d}: run `mtbench judge` (or `mtbench run`) first")
+        if not files:
+            others = ', '.join(str(p.parent) for p in sorted(Path(output_dir).glob('*/model_judgment')))
+            raise MTBenchError(f"no judgment files in {d}: run `mtbench judge` (or `mtbench run`) first" +
+                               (f"; other benchmarks' judgments are in {others}: add --questions FILE or --benchmark NAME" if others else ''))
     else: raise MTBenchError("give an output folder (--output-dir) or a judgment file (--judgment-file)")
     got = {'single': [], 'pair': []}
     for f in files:
@@ -101,12 +105,20 @@ def bootstrap_ci(sums, # per question: the sum of its values (e.g. its scores)
 # %% ../nbs/05_analysis.ipynb #3dbcae1e
 SINGLE_KEY = ['judge', 'prompt', 'model', 'question_id', 'turn']
 
+def _cat_order(cats, order=None) -> list:
+    "Categories in table order: `order` (default MT-bench's), then any others as they come, 'other' last."
+    cats = list(dict.fromkeys(cats))
+    first = [c for c in (order or CATEGORIES) if c in cats]
+    return first + [c for c in cats if c not in first and c != 'other'] + (['other'] if 'other' in cats else [])
+
 def single_scores(df, # single judgments, as `load_judgments` returns them
                   categories:dict|None=None, # question id -> category; default the official 80
                   model_list:list|None=None, # only these models
                   dedupe:bool=False, # keep only the last line per key (FastChat keeps all)
                   n_boot:int=1000, # bootstrap resamples for the 95% intervals (0: none)
                   seed:int=0, # bootstrap seed
+                  turns:int=2, # the per-turn rows: turns 1 to this (more if the judgments have more)
+                  order:list|None=None, # the categories' order (default MT-bench's, then the others as they come)
                  ):
     "Long table of scores: judge, model, category, turn, score, n, failed, errors, ci_low, ci_high, expected."
     import pandas as pd
@@ -118,14 +130,13 @@ def single_scores(df, # single judgments, as `load_judgments` returns them
     if model_list: df = df[df.model.isin(model_list)]
     last = df.drop_duplicates(SINGLE_KEY, keep='last')
     used = last if dedupe else df
-    rows = []
+    rows, turns = [], range(1, max([turns, *used.turn.astype(int)]) + 1)
     for (judge, model), g in used.groupby(['judge', 'model'], sort=False):
         gl = last[(last.judge == judge) & (last.model == model)]
-        present = set(g.category)
-        for cat in ['all'] + [c for c in CATEGORIES + ['other'] if c in present]:
+        for cat in ['all'] + _cat_order(g.category, order or _cat_order(cats.values())):
             gc, lc = (g, gl) if cat == 'all' else (g[g.category == cat], gl[gl.category == cat])
             qids = sorted(gc.question_id.unique())
-            for turn in (1, 2, 'all'):
+            for turn in (*turns, 'all'):
                 gt, lt = (gc, lc) if turn == 'all' else (gc[gc.turn == turn], lc[lc.turn == turn])
                 ok = gt[gt.score != -1]
                 per_q = ok.groupby('question_id').score.agg(['sum', 'count']).reindex(qids, fill_value=0)
@@ -139,31 +150,40 @@ def single_scores(df, # single judgments, as `load_judgments` returns them
 # %% ../nbs/05_analysis.ipynb #c4abf2f3
 def overall_scores(scores, # the long table of `single_scores`
                   ):
-    "FastChat's three tables as one: judge, model, turn_1, turn_2, average, CI of the average, judged, failed, errors; best first."
+    "FastChat's three tables as one: judge, model, turn_1, turn_2 (to turn_N), average, CI of the average, judged, failed, errors; best first."
     import pandas as pd
-    cols = ['judge', 'model', 'turn_1', 'turn_2', 'average', 'ci_low', 'ci_high', 'judged', 'failed', 'errors', 'expected']
     s = scores[scores.category == 'all']
+    turns = sorted({int(t) for t in s.turn.astype(str) if t != 'all'} | {1, 2})
+    cols = ['judge', 'model', *[f'turn_{t}' for t in turns], 'average', 'ci_low', 'ci_high', 'judged', 'failed', 'errors', 'expected']
     if not len(s): return pd.DataFrame(columns=cols)
     rows = []
     for (judge, model), g in s.groupby(['judge', 'model'], sort=False):
         t = {str(r.turn): r for r in g.itertuples()}
         a = t['all']
-        rows.append(dict(judge=judge, model=model, turn_1=t['1'].score, turn_2=t['2'].score, average=a.score,
+        rows.append(dict(judge=judge, model=model, **{f'turn_{k}': t[str(k)].score if str(k) in t else math.nan for k in turns}, average=a.score,
                          ci_low=a.ci_low, ci_high=a.ci_high, judged=a.n + a.failed, failed=a.failed, errors=a.errors, expected=a.expected))
     return pd.DataFrame(rows, columns=cols).sort_values(['judge', 'average'], ascending=[True, False], kind='stable').reset_index(drop=True)
 
 def category_scores(scores, # the long table of `single_scores`
                    ):
-    "One row per judge and model, one column per category: the mean over both turns."
+    "One row per judge and model, one column per category: the mean over all turns."
     import pandas as pd
     s = scores[(scores.turn.astype(str) == 'all') & (scores.category != 'all')]
     if not len(s): return pd.DataFrame(columns=['judge', 'model'])
     w = s.pivot_table(index=['judge', 'model'], columns='category', values='score', sort=False, dropna=False)
-    w = w[[c for c in CATEGORIES + ['other'] if c in w.columns]]
+    w = w[[c for c in _cat_order(s.category, list(dict.fromkeys(s.category))) if c in w.columns]]
     w.columns.name = None
     avg = scores[(scores.category == 'all') & (scores.turn.astype(str) == 'all')].set_index(['judge', 'model']).score
     w = w.assign(_avg=avg.reindex(w.index)).sort_values(['judge', '_avg'], ascending=[True, False], kind='stable')
     return w.drop(columns='_avg').reset_index()
+
+def ability_scores(df, # single judgments, as `load_judgments` returns them
+                   abilities:dict, # question id -> ability
+                   model_list:list|None=None, # only these models
+                   dedupe:bool=False, # keep only the last line per key
+                  ):
+    "One row per judge and model, one column per ability: the mean over all its questions' turns."
+    return category_scores(single_scores(df, abilities, model_list, dedupe, n_boot=0, order=list(dict.fromkeys(abilities.values()))))
 
 # %% ../nbs/05_analysis.ipynb #fbaefad7
 PAIR_KEY = ['judge', 'prompt', 'model_1', 'model_2', 'question_id', 'turn']
@@ -268,9 +288,9 @@ def judge_costs(single, # single judgments (`load_judgments(...)['single']`)
 
 # %% ../nbs/05_analysis.ipynb #2d415d0a
 class Results:
-    "The tables of a run as DataFrames: scores (long), overall, categories, pairwise, speed, judge_cost."
+    "The tables of a run as DataFrames: scores (long), overall, categories, pairwise, speed, judge_cost, and abilities where a benchmark has them."
     def __init__(self, scores, # per judge, model, turn and category: mean, 95% interval, judgments and failures
-                 overall, # per judge and model: first turn, second turn and average, as FastChat shows them
+                 overall, # per judge and model: the mean of each turn and the average, as FastChat shows them
                  categories, # per judge and model: the average of each category
                  pairwise, # win, loss, tie and adjusted win rates of the pairwise judgments
                  speed, # answer generation per model: answers, failures, tokens, seconds, tokens per second
@@ -278,7 +298,14 @@ class Results:
                  files, # the judgment files read
                  notes, # what a reader should know about the numbers (failed or repeated judgments)
                  params, # the arguments the results were made with
-                ): store_attr()
+                 abilities=None, # one column per ability, when the benchmark's abilities are not its categories
+                 benchmark:str='mt-bench', # the benchmark's name
+                 title:str='MT-bench', # its name in titles
+                ):
+        store_attr()
+        if abilities is None:
+            import pandas as pd
+            self.abilities = pd.DataFrame(columns=['judge', 'model'])
 
 # %% ../nbs/05_analysis.ipynb #58e0439f
 def _logit_notes(single):
@@ -311,6 +338,23 @@ def _notes(js, scores, pairwise, dedupe):
         notes.append(f"{r.model} (judge {r.judge}): {r.dropped} pair line(s) with an errored game are left out, as FastChat does")
     return notes
 
+# %% ../nbs/05_analysis.ipynb #ea05864d
+def _aggregated(bench, df, lab, model_list, dedupe, overall, categories, abilities):
+    "Overall, category and ability tables and notes, from the benchmark's own `aggregate`."
+    import pandas as pd
+    d = df.assign(category=df.question_id.map(lab['categories']).fillna('other'))
+    d = d.assign(ability=d.question_id.map(lab['abilities']) if lab['abilities'] else d.category)
+    if model_list: d = d[d.model.isin(model_list)]
+    if dedupe: d = d.drop_duplicates(SINGLE_KEY, keep='last')
+    agg = bench.aggregate(d[d.score != -1])
+    if 'average' in agg:
+        avg = agg['average'].set_index(['judge', 'model']).average
+        keys = pd.MultiIndex.from_frame(overall[['judge', 'model']])
+        overall = overall.assign(average=avg.reindex(keys).to_numpy(), ci_low=math.nan, ci_high=math.nan)
+        overall = overall.sort_values(['judge', 'average'], ascending=[True, False], kind='stable').reset_index(drop=True)
+    return (overall, agg.get('categories', categories), agg.get('abilities', abilities),
+            [f"{bench.title}: {agg['note']}"] if agg.get('note') else [])
+
 # %% ../nbs/05_analysis.ipynb #f4a1fcba
 def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and model_answer/*.jsonl
                  judgment_file=None, # one judgment file instead (ours or FastChat's, single or pair)
@@ -321,16 +365,23 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                  dedupe:bool=False, # count only the last line per judgment key (FastChat counts every line)
                  n_boot:int=1000, # bootstrap resamples for the 95% intervals (0: none)
                  seed:int=0, # bootstrap seed
+                 benchmark=None, # the benchmark (a name or `Benchmark`) the judgments are of: categories, abilities, turns (default MT-bench)
+                 data_dir=None, # where the benchmark's data lives, if it must read it for its categories
                 ) -> Results:
     "Scores, category scores, pairwise rates, speed and judge cost of a run or a judgment file."
-    js = load_judgments(output_dir, judgment_file, judge)
-    scores = single_scores(js['single'], question_categories(question_file), model_list, dedupe, n_boot, seed)
+    js, bench = load_judgments(output_dir, judgment_file, judge), get_benchmark(benchmark)
+    lab = bench.labels(data_dir) if question_file is None else dict(categories=question_categories(question_file), abilities=None, order=None, turns=2)
+    scores = single_scores(js['single'], lab['categories'], model_list, dedupe, n_boot, seed, lab['turns'], lab['order'])
+    overall, categories, notes = overall_scores(scores), category_scores(scores), []
+    abilities = ability_scores(js['single'], lab['abilities'], model_list, dedupe) if lab['abilities'] and len(js['single']) else None
+    if bench.aggregate is not None and len(js['single']):
+        overall, categories, abilities, notes = _aggregated(bench, js['single'], lab, model_list, dedupe, overall, categories, abilities)
     pairwise = pairwise_rates(js['pair'], baseline, model_list, dedupe, n_boot, seed)
     files = sorted({f for d in js.values() if len(d) for f in d.file})
     params = dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(judgment_file) if judgment_file else None,
                   judge=judge, model_list=model_list, baseline=baseline, dedupe=dedupe, n_boot=n_boot, seed=seed)
-    return Results(scores, overall_scores(scores), category_scores(scores), pairwise, answer_stats(output_dir, model_list),
-                   judge_costs(js['single'], js['pair'], pairwise, model_list), files, _notes(js, scores, pairwise, dedupe), params)
+    return Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
+                   files, notes + _notes(js, scores, pairwise, dedupe), params, abilities, bench.name, bench.title)
 
 # %% ../nbs/05_analysis.ipynb #9dab0868
 def _py(v):
@@ -342,12 +393,15 @@ def _records(df): return [{k: _py(v) for k, v in r.items()} for r in df.to_dict(
 
 def summarize(res:Results, # what `show_results` returned
              ) -> dict:
-    "The results as JSON-ready data: overall, categories, scores (long), pairwise, speed, judge_cost, notes, files."
+    "The results as JSON-ready data: overall, categories, scores (long), pairwise, speed, judge_cost, notes, files (and the benchmark and abilities, but for MT-bench)."
     from mtbench import __version__
-    return dict(mtbench_version=__version__, created=time.strftime('%Y-%m-%dT%H:%M:%S%z'), params=res.params, files=res.files,
+    d = dict(mtbench_version=__version__, created=time.strftime('%Y-%m-%dT%H:%M:%S%z'), params=res.params, files=res.files,
                 bootstrap=dict(resamples=res.params['n_boot'], seed=res.params['seed'], level=0.95, unit='question'),
                 overall=_records(res.overall), categories=_records(res.categories), scores=_records(res.scores),
                 pairwise=_records(res.pairwise), speed=_records(res.speed), judge_cost=_records(res.judge_cost), notes=res.notes)
+    if res.benchmark != MT_BENCH.name: d['benchmark'] = dict(name=res.benchmark, title=res.title)
+    if len(res.abilities): d['abilities'] = _records(res.abilities)
+    return d
 
 # %% ../nbs/05_analysis.ipynb #b34b4a0a
 def _cell(v, nd=2):
@@ -391,8 +445,15 @@ _COST_COLS = [('judge', 'judge', 0), ('mode', 'mode', 0), ('model', 'model', 0),
              ('latency s', 'latency_s', 2)]
 
 def _category_cols(rows):
-    cats = [c for c in CATEGORIES + ['other'] if any(c in r for r in rows)]
+    cats = [c for c in dict.fromkeys(k for r in rows for k in r) if c not in ('judge', 'model')] # the table's own order
     return [('model', 'model', 0)] + [(_label(c), c, 1) for c in cats]
+
+def _turn_keys(rows): return [k for k in dict.fromkeys(k for r in rows for k in r) if re.fullmatch(r'turn_\d+', k)]
+
+def _overall_cols(rows):
+    "`_OVERALL_COLS`, with a column for each turn the rows have."
+    rest = [c for c in _OVERALL_COLS if not c[0].startswith('turn ')]
+    return rest[:1] + [(k.replace('_', ' '), k, 2) for k in _turn_keys(rows)] + rest[1:]
 
 LOCAL_MARK = "a local judge: not comparable with published MT-bench scores (GPT-4 judge)"
 def _mark(judge): return f" ({LOCAL_MARK})" if str(judge).startswith('local:') else ''
@@ -401,11 +462,13 @@ def _sections(summary, markdown=False):
     "(title, table) pairs of the summary."
     t = lambda rows, cols: _table(rows, cols, markdown)
     out = []
-    cats = _by_judge(summary['categories'])
+    cats, abil = _by_judge(summary['categories']), _by_judge(summary.get('abilities', []))
     for judge, rows in _by_judge(summary['overall']).items():
-        cols = _OVERALL_COLS + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
+        cols = _overall_cols(rows) + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
         out.append((f"Single-answer grading, judge {judge}: mean score (1-10), failed judgments left out{_mark(judge)}", t(rows, cols)))
-        if cats.get(judge): out.append((f"By category, judge {judge}: mean of both turns{_mark(judge)}", t(cats[judge], _category_cols(cats[judge]))))
+        turns = 'both turns' if len(_turn_keys(rows)) == 2 else 'all turns'
+        if cats.get(judge): out.append((f"By category, judge {judge}: mean of {turns}{_mark(judge)}", t(cats[judge], _category_cols(cats[judge]))))
+        if abil.get(judge): out.append((f"By ability, judge {judge}: mean of {turns}{_mark(judge)}", t(abil[judge], _category_cols(abil[judge]))))
     for judge, rows in _by_judge(summary['pairwise']).items():
         b = rows[0]['baseline']
         out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + f": a win only when both games agree{_mark(judge)}",
@@ -464,12 +527,13 @@ def _one_judge(df, judge, what):
 def plot_radar(res:Results, # what `show_results` returned
                judge:str|None=None, # which judge's scores (default the first)
               ):
-    "MT-bench's radar chart: each model's mean score per category, both turns."
+    "The radar chart: each model's mean score per ability (per category, MT-bench's), all turns."
     import numpy as np
-    d, judge = _one_judge(res.categories, judge, 'category scores')
+    by = 'ability' if len(res.abilities) else 'category'
+    d, judge = _one_judge(res.abilities if by == 'ability' else res.categories, judge, f'{by} scores')
     order = res.overall[res.overall.judge == judge].model.tolist()
     d = d.set_index('model').reindex(order)
-    cats = [c for c in CATEGORIES + ['other'] if c in d.columns]
+    cats = [c for c in d.columns if c != 'judge'] # the table's order
     ang = np.linspace(0, 2*np.pi, len(cats), endpoint=False)
     fig = _figure(8, 6)
     ax = fig.add_subplot(projection='polar')
@@ -481,7 +545,7 @@ def plot_radar(res:Results, # what `show_results` returned
         ax.fill(np.r_[ang, ang[:1]], v + v[:1], alpha=0.08, color=line.get_color())
     ax.set_xticks(ang, [_label(c) for c in cats], fontsize=11)
     ax.set_ylim(0, 10); ax.set_yticks([2, 4, 6, 8, 10]); ax.set_rlabel_position(90/len(cats))
-    ax.set_title(f"MT-bench score by category (judge: {judge})", pad=18)
+    ax.set_title(f"{res.title} score by {by} (judge: {judge})", pad=18)
     ax.legend(loc='upper left', bbox_to_anchor=(1.08, 1.05), frameon=False)
     return fig
 
@@ -493,7 +557,7 @@ def plot_heatmap(res:Results, # what `show_results` returned
     import numpy as np, seaborn as sns
     d, judge = _one_judge(res.categories, judge, 'category scores')
     ov = res.overall[res.overall.judge == judge].set_index('model')
-    cats = [c for c in CATEGORIES + ['other'] if c in d.columns]
+    cats = [c for c in d.columns if c not in ('judge', 'model')] # the table's order
     m = d.set_index('model').reindex(ov.index)[cats].astype(float).rename(columns=_label)
     m['Average'] = ov.average.astype(float)
     fig = _figure(1.0*len(m.columns) + 0.08*max(map(len, m.index)) + 1.5, 0.55*len(m) + 1.6)
@@ -504,32 +568,34 @@ def plot_heatmap(res:Results, # what `show_results` returned
     ax.axvline(len(cats), color='white', lw=4)
     ax.set_xlabel(''); ax.set_ylabel('')
     ax.tick_params(axis='x', rotation=30); ax.tick_params(axis='y', rotation=0)
-    ax.set_title(f"MT-bench score by category (judge: {judge})")
+    ax.set_title(f"{res.title} score by category (judge: {judge})")
     return fig
 
 # %% ../nbs/05_analysis.ipynb #d2c63e9e
 def plot_turns(res:Results, # what `show_results` returned
                judge:str|None=None, # which judge's scores (default the first)
               ):
-    "Turn 1, turn 2 and average score per model, with 95% bootstrap intervals."
+    "Each turn's and the average score per model, with 95% bootstrap intervals."
     import numpy as np
     s, judge = _one_judge(res.scores[res.scores.category == 'all'], judge, 'scores')
     models = res.overall[res.overall.judge == judge].model.tolist()
     fig = _figure(max(6.5, 1.6*len(models) + 2.5), 4.5)
     ax = fig.subplots()
-    x, w = np.arange(len(models)), 0.26
-    for i, (turn, label) in enumerate([(1, 'Turn 1'), (2, 'Turn 2'), ('all', 'Average')]):
+    turns = [int(c[5:]) for c in res.overall.columns if re.fullmatch(r'turn_\d+', c)]
+    x, w = np.arange(len(models)), min(0.26, 0.8/(len(turns) + 1))
+    colors = ['#4C72B0', '#DD8452', '#8172B3', '#937860', '#DA8BC3', '#8C8C8C', '#CCB974', '#64B5CD'][:len(turns)] + ['#55A868']
+    for i, (turn, label) in enumerate([(t, f'Turn {t}') for t in turns] + [('all', 'Average')]):
         t = s[s.turn.astype(str) == str(turn)].set_index('model').reindex(models)
         y = t.score.astype(float).to_numpy()
         err = np.nan_to_num(np.vstack([y - t.ci_low.astype(float), t.ci_high.astype(float) - y]))
-        bars = ax.bar(x + (i-1)*w, y, w, yerr=err, capsize=3, label=label, color=['#4C72B0', '#DD8452', '#55A868'][i])
+        bars = ax.bar(x + (i - len(turns)/2)*w, y, w, yerr=err, capsize=3, label=label, color=colors[i % len(colors)])
         ax.bar_label(bars, fmt='%.2f', label_type='center', fontsize=8, color='white')
-        for xi in x[np.isnan(y)]: ax.text(xi + (i-1)*w, 0.15, 'n/a', ha='center', fontsize=8, rotation=90) # every judgment failed
+        for xi in x[np.isnan(y)]: ax.text(xi + (i - len(turns)/2)*w, 0.15, 'n/a', ha='center', fontsize=8, rotation=90) # every judgment failed
     ax.set_xlim(-0.6, len(models) - 0.4) # fixed, so that a model with no scores keeps its place
     ax.set_xticks(x, models, rotation=15 if max(map(len, models)) > 12 else 0)
     ax.set_ylim(0, 10); ax.set_ylabel('score (1-10), 95% CI over questions')
-    ax.set_title(f"Turn 1 vs turn 2 (judge: {judge})")
-    ax.legend(ncols=3, loc='upper right', frameon=False)
+    ax.set_title(f"Turn 1 vs turn 2 (judge: {judge})" if turns == [1, 2] else f"{res.title} score by turn (judge: {judge})")
+    ax.legend(ncols=min(len(turns) + 1, 5), loc='upper right', frameon=False)
     return fig
 
 # %% ../nbs/05_analysis.ipynb #6c9cb1d2
@@ -620,25 +686,29 @@ _HOW = """## How these numbers are computed
 - `scores.csv`: one row per judge, model, category (`all` = every question) and turn (`all` = both turns pooled).
 """
 
+_TWO_TURNS = "turn 1 and turn 2 are the means of their judgments, and the **average pools all judgments of both turns** (it is not the mean of\n  the two turn means)"
+_ANY_TURNS = "each turn's score is the mean of its judgments, and the **average pools all judgments of all turns** (it is not the mean of\n  the turn means), unless a note above gives the benchmark's own rule"
+
 def _report_md(summary, figures):
     fig = {p.stem: p.name for p in map(Path, figures)}
     link = lambda stem, alt: f"\n\n![{alt}]({fig[stem]})" if stem in fig else ''
     suffix = lambda judges, j: '' if len(judges) == 1 else '_' + _safe(j)
     single, pair = list(_by_judge(summary['overall'])), list(_by_judge(summary['pairwise']))
-    lines = ['# MT-bench results', '', f"mtbench {summary['mtbench_version']}, {summary['created']}. Judgments: "
+    lines = [f"# {summary.get('benchmark', {}).get('title', 'MT-bench')} results", '', f"mtbench {summary['mtbench_version']}, {summary['created']}. Judgments: "
              + ', '.join(f"`{Path(f).name}`" for f in summary['files']) + '.']
     for title, table in _sections(summary, markdown=True):
         lines += ['', f'## {title}', '', table]
         for j in single:
             sfx = suffix(single, j)
             if title.startswith('Single') and f'judge {j}:' in title:
-                lines[-1] += link('radar' + sfx, f'radar chart, judge {j}') + link('turns' + sfx, f'turn 1 vs turn 2, judge {j}')
+                lines[-1] += link('radar' + sfx, f'radar chart, judge {j}') + link('turns' + sfx, f"{'turn 1 vs turn 2' if 'benchmark' not in summary else 'score by turn'}, judge {j}")
             if title.startswith('By category') and f'judge {j}:' in title: lines[-1] += link('heatmap' + sfx, f'heatmap, judge {j}')
         for j in pair:
             if title.startswith(f'Pairwise, judge {j},'): lines[-1] += link('pairwise' + suffix(pair, j), f'pairwise, judge {j}')
         if title.startswith('Answers'): lines[-1] += link('speed', 'speed and memory')
     if summary['notes']: lines += ['', '## Notes', ''] + [f"- {n}" for n in summary['notes']]
-    lines += ['', _HOW.format(**summary['bootstrap'])]
+    how = _HOW if 'benchmark' not in summary else _HOW.replace(_TWO_TURNS, _ANY_TURNS)
+    lines += ['', how.format(**summary['bootstrap'])]
     return '\n'.join(lines)
 
 # %% ../nbs/05_analysis.ipynb #d050ca70
@@ -651,9 +721,11 @@ def write_report(output_dir, # the run folder; the report goes to its results/
                  n_boot:int=1000, # bootstrap resamples
                  seed:int=0, # bootstrap seed
                  plots:bool=True, # also draw the PNG figures
+                 benchmark=None, # the benchmark (a name or `Benchmark`) the run is of (default MT-bench)
+                 data_dir=None, # where the benchmark's data lives, if it must read it
                 ) -> dict:
     "Write results/summary.json, scores.csv, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
-    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed)
+    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark, data_dir)
     out = Path(output_dir)/'results'; out.mkdir(parents=True, exist_ok=True)
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
@@ -676,11 +748,16 @@ def show_cli(output_dir:str|None=None, # a run folder (reads model_judgment/ and
              n_boot:int=1000, # bootstrap resamples for the confidence intervals (0: none)
              seed:int=0, # bootstrap seed
              report:bool=False, # also write results/ (summary.json, scores.csv, report.md, plots) into --output-dir
+             benchmark:str='mt-bench', # the benchmark: mt-bench (files in OUTPUT/), or another registered one (in OUTPUT/NAME/)
+             questions:str|None=None, # your own questions instead (a .jsonl or .yaml suite): files in OUTPUT/NAME/, its categories and abilities
+             data_dir:str|None=None, # where the benchmark's data lives (default: MTBENCH_DATA_DIR, else its cache)
             ):
-    "Print MT-bench scores, win rates, speed and cost of a run folder or a judgment file."
+    "Print a benchmark's scores, win rates, speed and cost of a run folder or a judgment file."
     if report and not output_dir: raise MTBenchError("--report writes into a run folder: give --output-dir")
     if report and judgment_file: raise MTBenchError("--report reads the run folder's own judgments: drop --judgment-file")
-    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed)
-    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed))
+    bench = get_benchmark(benchmark, questions)
+    if output_dir: output_dir = bench.folder(output_dir)
+    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark=bench, data_dir=data_dir)
+    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed, bench, data_dir))
     print(format_results(summary, format))
     if report and format == 'table': print(f"\nreport: {summary['paths']['report']}")

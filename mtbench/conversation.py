@@ -384,11 +384,12 @@ def generate(self:EndpointBackend, conversations:list, # OpenAI-style message li
     return list(_run_sync(main()))
 
 # %% ../nbs/03_conversation.ipynb #aeb33f1a
-def _messages(q:Question, answer1:str|None=None) -> list:
-    "The turn-1 conversation of `q`, or its turn-2 conversation after `answer1`."
-    m = [{'role': 'user', 'content': q.turns[0]}]
-    if answer1 is None: return m
-    return m + [{'role': 'assistant', 'content': answer1}, {'role': 'user', 'content': q.turns[1]}]
+def _messages(q:Question, answers:list|str|None=None) -> list:
+    "The conversation that asks the next turn of `q` after the model's own `answers` to the turns before (a string: the turn-1 answer)."
+    answers = [answers] if isinstance(answers, str) else list(answers or [])
+    m = []
+    for u, a in zip(q.turns, answers): m += [{'role': 'user', 'content': u}, {'role': 'assistant', 'content': a}]
+    return m + [{'role': 'user', 'content': q.turns[len(answers)]}]
 
 def _peak_memory_gb(backend) -> float|None:
     if hasattr(backend, 'peak_memory_gb'): return backend.peak_memory_gb() # an engine: its server's
@@ -410,41 +411,64 @@ def _generation_info(backend, temperature, max_new_tokens) -> dict:
     return d
 
 # %% ../nbs/03_conversation.ipynb #3693e51c
+class _OwnHistory:
+    "How turns are asked when no benchmark says otherwise: FastChat's way, each after the model's own earlier answers."
+    history = 'own'
+    def temperature(self, q): return category_temperature(q.category)
+    def answered_turns(self, q): return range(1, len(q.turns)+1)
+    def messages(self, q, turn, answers=()): return _messages(q, list(answers)[:turn-1])
+    def question_digest(self, q): return None
+
+def _failed_before(error): return error is not None and re.fullmatch(r'turn \d+ failed', error) is not None
+
 def answer_wave(backend, # an `HFBackend` or `EndpointBackend`
                 questions:list, # the wave's questions
                 num_choices:int=1, # answers per question
                 max_new_tokens:int=1024, # new tokens per answer
                 on_turn=None, # called with the turn's completions after each turn (progress)
+                bench=None, # the `mtbench.benchmark.Benchmark` that says how each turn is asked (default: FastChat's way)
                ) -> list:
-    "Both turns of `questions` as two batched waves; returns their `Answer` records."
+    "Every turn of `questions` as batched waves, one per turn (one for all turns with golden history); returns their `Answer` records."
     from mtbench.memory import reset_peaks
     if getattr(backend, 'lm', None) is not None: reset_peaks()
+    bench = bench or _OwnHistory()
     jobs = [(q, i) for q in questions for i in range(num_choices)]
-    temps = [category_temperature(q.category) for q,_ in jobs]
+    temps = [bench.temperature(q) for q,_ in jobs]
     seeds = [i for _,i in jobs]
-    t1 = backend.generate([_messages(q) for q,_ in jobs], temps, max_new_tokens, seeds)
-    if on_turn: on_turn(t1)
-    ok = [j for j,c in enumerate(t1) if c.error is None]
-    t2 = [Completion(error='turn 1 failed')]*len(jobs)
-    for j,c in zip(ok, backend.generate([_messages(jobs[j][0], t1[j].text) for j in ok], [temps[j] for j in ok],
-                                        max_new_tokens, [seeds[j] for j in ok])): t2[j] = c
-    if on_turn: on_turn([t2[j] for j in ok])
+    comps = [[None]*len(q.turns) for q,_ in jobs] # each job's completion per turn; None: not asked
+    asks = [[(j, t) for j,(q,_) in enumerate(jobs) for t in bench.answered_turns(q)]]
+    if bench.history != 'golden': asks = [[(j, t) for j,t in asks[0] if t == k] for k in range(1, max(len(q.turns) for q in questions)+1)]
+    for wave in asks:
+        todo = []
+        for j, t in wave:
+            prev = comps[j][t-2] if t > 1 and bench.history != 'golden' else None
+            if prev is not None and prev.error is not None: comps[j][t-1] = Completion(error=f'turn {t-1} failed')
+            else: todo.append((j, t))
+        if not todo: continue
+        outs = backend.generate([bench.messages(jobs[j][0], t, [c and c.text for c in comps[j][:t-1]]) for j,t in todo],
+                                [temps[j] for j,_ in todo], max_new_tokens, [seeds[j] for j,_ in todo])
+        for (j,t), c in zip(todo, outs): comps[j][t-1] = c
+        if on_turn: on_turn(outs)
     peak = _peak_memory_gb(backend)
-    return [_record(backend, q, [(t1[j], t2[j]) for j in range(k*num_choices, (k+1)*num_choices)], max_new_tokens, peak)
-            for k,q in enumerate(questions)]
+    return [_record(backend, q, comps[k*num_choices:(k+1)*num_choices], max_new_tokens, peak, bench) for k,q in enumerate(questions)]
 
-def _record(backend, q, pairs, max_new_tokens, peak) -> Answer:
-    "The answer record of question `q` from its (turn 1, turn 2) completions, one pair per choice."
-    choices = [{'index': i, 'turns': [c.text if c.error is None else 'ERROR' for c in pair]} for i,pair in enumerate(pairs)]
-    extra = {'new_tokens': [sum(p[t].new_tokens for p in pairs) for t in (0, 1)],
-             'gen_seconds': [round(sum(p[t].seconds for p in pairs), 3) for t in (0, 1)],
+# %% ../nbs/03_conversation.ipynb #ef94fc86
+def _record(backend, q, per_choice, max_new_tokens, peak, bench=None) -> Answer:
+    "The answer record of question `q` from its completions, one list (turn by turn) per choice."
+    bench = bench or _OwnHistory()
+    text = lambda c: None if c is None else c.text if c.error is None else 'ERROR'
+    choices = [{'index': i, 'turns': [text(c) for c in cs]} for i,cs in enumerate(per_choice)]
+    turns = range(len(q.turns))
+    extra = {'new_tokens': [sum(p[t].new_tokens for p in per_choice if p[t]) for t in turns],
+             'gen_seconds': [round(sum(p[t].seconds for p in per_choice if p[t]), 3) for t in turns],
              'peak_memory_gb': peak,
-             'generation': _generation_info(backend, category_temperature(q.category), max_new_tokens)}
-    if any(c.raw != c.text for p in pairs for c in p if c.error is None):
-        extra['raw_turns'] = [[c.raw for c in p] for p in pairs]
-    errs = [f"choice {i} turn {t+1}: {c.error}" for i,p in enumerate(pairs) for t,c in enumerate(p)
-            if c.error and c.error != 'turn 1 failed']
+             'generation': _generation_info(backend, bench.temperature(q), max_new_tokens)}
+    if any(c.raw != c.text for p in per_choice for c in p if c and c.error is None):
+        extra['raw_turns'] = [[c.raw if c else None for c in p] for p in per_choice]
+    errs = [f"choice {i} turn {t+1}: {c.error}" for i,p in enumerate(per_choice) for t,c in enumerate(p)
+            if c and c.error and not _failed_before(c.error)]
     if errs: extra['error'] = '; '.join(errs)
+    if (d := bench.question_digest(q)): extra['question_digest'] = d
     return Answer(q.question_id, new_answer_id(), backend.model_id, choices, time.time(), extra)
 
 # %% ../nbs/03_conversation.ipynb #e7fc314a
@@ -482,8 +506,11 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
     return HFBackend(lm, batch_size), True
 
 # %% ../nbs/03_conversation.ipynb #5aa3610c
-def _prompt_tokens(questions, max_new_tokens) -> int:
-    return max((len(q.turns[0]) + len(q.turns[1]))//3 for q in questions) + max_new_tokens + 64
+def _prompt_tokens(questions, max_new_tokens, bench=None) -> int:
+    "The longest prompt: every turn of a question and the model's answers to all but the last (the golden ones, with golden history)."
+    if bench is not None and bench.history == 'golden':
+        return max(sum(len(m['content']) for m in bench.messages(q, max(bench.answered_turns(q)), []))//3 for q in questions) + 64
+    return max(sum(map(len, q.turns))//3 + max_new_tokens*(len(q.turns)-1) for q in questions) + 64
 
 # %% ../nbs/03_conversation.ipynb #18b9d637
 def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or backend; with `model_base_url`, the served model
@@ -503,25 +530,27 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
                      engine:str='transformers', # transformers (in-process), llama.cpp, vllm or auto: an engine mtbench starts and stops
                      num_gpus:int=1, # vLLM: GPUs the model is split over (tensor parallel)
                      progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
+                     bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default: MT-bench's way of asking)
                     ) -> dict:
-    "Answer `questions` with `model`, two turns each, appending each finished question to its answer file; resumable."
+    "Answer `questions` with `model`, every turn of each, appending each finished question to its answer file; resumable."
     questions = L(questions)
     if not questions: raise MTBenchError("no questions selected; check --categories, --question-ids and --max-questions")
     if num_choices < 1: raise MTBenchError(f"--num-choices {num_choices}: use 1 or more")
     if max_new_tokens < 1: raise MTBenchError(f"--max-new-tokens {max_new_tokens}: use 1 or more")
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
         backend, own = make_backend(model, model_base_url, model_id, api_key_env, concurrency, batch_size, max_new_tokens,
-                                    memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens),
+                                    memory_limit, dtype, quantization, attn, _prompt_tokens(questions, max_new_tokens, bench),
                                     engine=engine, num_gpus=num_gpus)
-        try: return _answer_all(backend, questions, Path(output_dir), num_choices, max_new_tokens, progress)
+        try: return _answer_all(backend, questions, Path(output_dir), num_choices, max_new_tokens, progress, bench)
         finally:
             if own: backend.close() # frees the model, or stops the engine's server
 
 # %% ../nbs/03_conversation.ipynb #0b6b3f20
-def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, progress):
+def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, progress, bench=None):
+    bench = bench or _OwnHistory()
     out = RecordFile(output_dir/'model_answer'/f'{backend.model_id}.jsonl')
-    have = out.load()
-    done = {k for k,a in have.items() if 'error' not in a.extra}
+    have, digest = out.load(), {q.question_id: bench.question_digest(q) for q in questions}
+    done = {k for k,a in have.items() if 'error' not in a.extra and a.extra.get('question_digest') == digest.get(k)} # a question edited since: again
     retry = [q for q in questions if q.question_id in have and q.question_id not in done]
     todo = sorted((q for q in questions if q.question_id not in done), key=lambda q: len(q.turns[0]))
     log.info(f"{backend.model_id}: {len(questions)-len(todo)} of {len(questions)} questions already answered, "
@@ -536,7 +565,7 @@ def _answer_all(backend, questions, output_dir, num_choices, max_new_tokens, pro
         i = 0
         while i < len(todo):
             wave = todo[i:i + max(1, backend.batch_size//num_choices)]
-            for rec in answer_wave(backend, wave, num_choices, max_new_tokens, on_turn):
+            for rec in answer_wave(backend, wave, num_choices, max_new_tokens, on_turn, bench):
                 out.append(rec)
                 stats['answered' if 'error' not in rec.extra else 'failed'] += 1
                 bar.update(1)
@@ -562,7 +591,7 @@ def _progress(total, name, enabled):
 
 # %% ../nbs/03_conversation.ipynb #c266626c
 def answers_cli(model:str=None, # registry name, Hugging Face id, folder or adapter folder; with --model-base-url the served model's name
-                output_dir:str='mtbench_output', # the run folder: answers go to OUTPUT/model_answer/{model_id}.jsonl
+                output_dir:str='mtbench_output', # the run folder: answers go to OUTPUT/model_answer/{model_id}.jsonl (another benchmark's to OUTPUT/NAME/model_answer)
                 model_base_url:str=None, # an OpenAI-compatible endpoint (vLLM, llama.cpp, transformers serve, OpenAI)
                 model_id:str=None, # name of the answer file (default: from --model)
                 api_key_env:str=None, # environment variable with the endpoint's key (default OPENAI_API_KEY, else none)
@@ -581,13 +610,18 @@ def answers_cli(model:str=None, # registry name, Hugging Face id, folder or adap
                 attn:str=None, # attention implementation (default: flash_attention_2 where possible, else sdpa)
                 num_choices:int=1, # answers per question
                 data_dir:str=None, # folder with FastChat's layout (default: MTBENCH_DATA_DIR, else download)
-                question_file:str=None, # a question file of your own instead of MT-bench's
+                benchmark:str='mt-bench', # the benchmark: mt-bench, or another registered one
+                questions:str=None, # your own questions instead: a FastChat-format .jsonl or a .yaml suite (answers go to OUTPUT/NAME/)
+                question_file:str=None, # the same as --questions (its older name)
                ):
-    "Generate a model's two-turn MT-bench answers; resumable."
+    "Generate a model's answers to every turn of a benchmark's questions (MT-bench's by default); resumable."
     if not model: raise MTBenchError("--model is required: a registry name (`mtbench models`), Hugging Face id or folder")
-    qs = load_questions(data_dir, question_file, categories, question_ids, max_questions)
-    info = generate_answers(model, qs, output_dir, model_base_url, model_id, num_choices, max_new_tokens, batch_size,
-                            memory_limit, dtype, quantization, attn, api_key_env, concurrency, engine=engine, num_gpus=num_gpus)
+    from mtbench.benchmark import get_benchmark # the benchmarks build on this module
+    bench = get_benchmark(benchmark, questions or question_file)
+    qs = bench.questions(data_dir, categories, question_ids, max_questions)
+    info = generate_answers(model, qs, bench.folder(output_dir), model_base_url, model_id, num_choices, max_new_tokens, batch_size,
+                            memory_limit, dtype, quantization, attn, api_key_env, concurrency, engine=engine,
+                            num_gpus=num_gpus, bench=bench)
     print(f"{info['answer_file']}: {info['answered']} answered, {info['already_answered']} already there, "
           f"{info['failed']} failed; {info['new_tokens']} new tokens in {info['seconds']:.1f} s "
           f"({info['tokens_per_s'] or 0:.1f} tokens/s, {info['questions_per_s'] or 0:.3f} questions/s)")

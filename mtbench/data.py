@@ -16,9 +16,9 @@ from fastcore.script import Param
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'CATEGORIES', 'NEED_REF_CATS', 'TEMPERATURES',
            'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError',
            'cache_dir', 'data_dir', 'sha256_file', 'official_file', 'iter_jsonl', 'read_jsonl', 'category_temperature',
-           'Question', 'load_questions', 'Answer', 'new_answer_id', 'load_reference_answers', 'JudgePrompt',
-           'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error', 'RecordFile',
-           'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
+           'Question', 'select_questions', 'load_questions', 'Answer', 'new_answer_id', 'load_reference_answers',
+           'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error',
+           'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -154,26 +154,62 @@ class Question(_Record):
     extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
 # %% ../nbs/00_data.ipynb #c5ed5116
-def _check_question(d, where):
+def _check_question(d, where,
+                    categories=CATEGORIES, # the categories allowed; None: any
+                    turns=2, # 2: MT-bench's two turns; None: any number
+                   ):
+    "Raise `MTBenchError` naming `where` (file:line) unless `d` is a question record."
     for k in ('question_id', 'category', 'turns'):
         if k not in d: raise MTBenchError(f"{where}: question has no '{k}'")
     if not isinstance(d['question_id'], int): raise MTBenchError(f"{where}: question_id must be an integer, got {d['question_id']!r}")
-    if d['category'] not in CATEGORIES:
-        raise MTBenchError(f"{where}: unknown category {d['category']!r}; MT-bench categories are {', '.join(CATEGORIES)}")
+    if categories is not None and d['category'] not in categories:
+        raise MTBenchError(f"{where}: unknown category {d['category']!r}; MT-bench categories are {', '.join(categories)}")
+    if not (isinstance(d['category'], str) and d['category'].strip()): raise MTBenchError(f"{where}: 'category' must be a non-empty string")
     t = d['turns']
-    if not (isinstance(t, list) and len(t)==2 and all(isinstance(o, str) and o.strip() for o in t)):
+    if turns == 2 and not (isinstance(t, list) and len(t)==2 and all(isinstance(o, str) and o.strip() for o in t)):
         raise MTBenchError(f"{where}: 'turns' must be a list of two non-empty strings (MT-bench questions have two turns)")
+    if not (isinstance(t, list) and t): raise MTBenchError(f"{where}: 'turns' must be a non-empty list of strings, the user's messages in order")
+    empty = next((i for i,o in enumerate(t, 1) if not (isinstance(o, str) and o.strip())), None)
+    if empty: raise MTBenchError(f"{where}: turn {empty} is empty; every turn is a user message")
 
 # %% ../nbs/00_data.ipynb #68d61def
-def _round_robin(qs, n):
-    by_cat = {c: [q for q in qs if q.category==c] for c in CATEGORIES}
+def _round_robin(qs, n, order=CATEGORIES):
+    by_cat = {c: [q for q in qs if q.category==c] for c in order}
     res = []
     while len(res) < n and any(by_cat.values()):
-        for c in CATEGORIES:
+        for c in order:
             if by_cat[c] and len(res) < n: res.append(by_cat[c].pop(0))
     return sorted(res, key=lambda q: q.question_id)
 
+def select_questions(qs:list, # `Question`s
+                     categories:list|None=None, # keep only these categories
+                     question_ids:list|None=None, # keep only these question ids
+                     max_questions:int|None=None, # at most this many, spread evenly over the categories
+                     known:list=CATEGORIES, # every category, in order (round-robin order, and what `categories` may name)
+                     source:str='question.jsonl', # the file's name, for messages
+                    ) -> L:
+    "The questions a selection keeps, sorted by id."
+    if categories:
+        bad = [c for c in categories if c not in known]
+        if bad: raise MTBenchError(f"unknown categories {bad}; choose from {', '.join(known)}")
+        qs = [q for q in qs if q.category in categories]
+    if question_ids:
+        ids = {int(o) for o in question_ids}
+        missing = sorted(ids - {q.question_id for q in qs})
+        if missing: raise MTBenchError(f"question ids {missing} are not in {source} (after the category filter)")
+        qs = [q for q in qs if q.question_id in ids]
+    qs = sorted(qs, key=lambda q: q.question_id)
+    if max_questions is not None: qs = _round_robin(qs, max_questions, known)
+    return L(qs)
+
 # %% ../nbs/00_data.ipynb #3a1e6b9f
+def _question_records(path):
+    "(line number, record) for each line of a question file; a line that is not JSON names the file and line."
+    for i,line in enumerate(Path(path).read_text(encoding='utf-8').splitlines(), 1):
+        if not line.strip(): continue
+        try: yield i, json.loads(line)
+        except json.JSONDecodeError as e: raise MTBenchError(f"{path}:{i}: not valid JSON ({e.msg} at column {e.colno})") from None
+
 def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout; default `MTBENCH_DATA_DIR` or the cache
                    path:str|Path|None=None, # a question file of your own instead of the official one
                    categories:list|None=None, # keep only these categories
@@ -183,24 +219,10 @@ def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout;
     "MT-bench questions, sorted by id, optionally filtered."
     path = Path(path) if path else official_file('question.jsonl', data_dir)
     qs = []
-    for i,line in enumerate(path.read_text(encoding='utf-8').splitlines(), 1):
-        if not line.strip(): continue
-        try: d = json.loads(line)
-        except json.JSONDecodeError as e: raise MTBenchError(f"{path}:{i}: not valid JSON ({e.msg} at column {e.colno})") from None
+    for i, d in _question_records(path):
         _check_question(d, f"{path}:{i}")
         qs.append(Question.from_dict(d))
-    if categories:
-        bad = [c for c in categories if c not in CATEGORIES]
-        if bad: raise MTBenchError(f"unknown categories {bad}; choose from {', '.join(CATEGORIES)}")
-        qs = [q for q in qs if q.category in categories]
-    if question_ids:
-        ids = {int(o) for o in question_ids}
-        missing = sorted(ids - {q.question_id for q in qs})
-        if missing: raise MTBenchError(f"question ids {missing} are not in {path.name} (after the category filter)")
-        qs = [q for q in qs if q.question_id in ids]
-    qs = sorted(qs, key=lambda q: q.question_id)
-    if max_questions is not None: qs = _round_robin(qs, max_questions)
-    return L(qs)
+    return select_questions(qs, categories, question_ids, max_questions, CATEGORIES, path.name)
 
 # %% ../nbs/00_data.ipynb #e5a17651
 @dataclass

@@ -16,7 +16,7 @@ __all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'Progress', 'Eval
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
-    "MT-bench for several models: answers, memory cleanup, judgments, then the report."
+    "MT-bench (or another benchmark, or your own questions) for several models: answers, memory cleanup, judgments, then the report."
     def __init__(self,
                  models:list, # registry names, Hugging Face ids, folders or adapter folders
                  judge:str|None=None, # judge name (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
@@ -42,6 +42,8 @@ class MTBenchEvaluator:
                  judge_max_tokens:int|None=None, # the judge's output limit (default 2048, as FastChat)
                  score_mode:str='parsed', # parsed (FastChat's) or expected (also the probability-weighted score)
                  reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
+                 benchmark:str='mt-bench', # the benchmark: mt-bench (files in the output folder), or another registered one (in OUTPUT/NAME/)
+                 question_file:str|Path|None=None, # your own questions instead: a FastChat-format .jsonl or a .yaml suite (files in OUTPUT/NAME/)
                  engine:str='transformers', # what generates the answers: transformers (in-process), llama.cpp, vllm or auto
                  judge_engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
                  num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
@@ -58,10 +60,21 @@ def _memo(obj, name, f, *args):
     return hit[1]
 
 @patch(as_prop=True)
+def bench(self:MTBenchEvaluator):
+    "The benchmark (`mtbench.benchmark`), found (and a questions file of your own read and checked) once for the same settings."
+    from mtbench.benchmark import get_benchmark
+    return _memo(self, '_bench', get_benchmark, self.benchmark, self.question_file)
+
+@patch(as_prop=True)
+def run_dir(self:MTBenchEvaluator) -> Path:
+    "Where the benchmark's files go: the output folder itself for MT-bench, OUTPUT/NAME/ for another."
+    return self.bench.folder(self.output_dir)
+
+@patch(as_prop=True)
 def questions(self:MTBenchEvaluator):
     "The selected questions, read (and checked) once for the same settings."
-    return _memo(self, '_questions', lambda d, c, q, n: load_questions(d, categories=c, question_ids=q, max_questions=n),
-                 self.data_dir, self.categories, self.question_ids, self.max_questions)
+    return _memo(self, '_questions', lambda b, d, c, q, n: b.questions(d, categories=c, question_ids=q, max_questions=n),
+                 self.bench, self.data_dir, self.categories, self.question_ids, self.max_questions)
 
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
@@ -100,18 +113,15 @@ def library_versions() -> dict:
 @patch
 def data_files(self:MTBenchEvaluator) -> dict:
     "The data files this run reads, with their sha256."
-    files = {n: official_file(n, self.data_dir) for n in ('question.jsonl', 'judge_prompts.jsonl')}
-    if self.reference == 'gpt-4': files['reference'] = official_file('reference_answer/gpt-4.jsonl', self.data_dir)
-    else:
-        p = Path(self.reference) if self.reference.endswith('.jsonl') else data_dir(self.data_dir)[0]/'reference_answer'/f'{self.reference}.jsonl'
-        files['reference'] = p
+    files = self.bench.data_files(self.data_dir, self.reference)
     return {k: {'path': str(p), 'sha256': sha256_file(p)} for k,p in files.items()}
 
 @patch
 def settings(self:MTBenchEvaluator) -> dict:
     "The run's settings as JSON-ready data (output_dir as a string)."
     d = {k: getattr(self, k) for k in inspect.signature(MTBenchEvaluator.__init__).parameters if k != 'self'}
-    return {**d, 'output_dir': str(self.output_dir), 'data_dir': str(self.data_dir) if self.data_dir else None}
+    return {**d, 'output_dir': str(self.output_dir), 'data_dir': str(self.data_dir) if self.data_dir else None,
+            'benchmark': self.bench.name, 'question_file': str(self.question_file) if self.question_file else None}
 
 # %% ../nbs/06_evaluator.ipynb #a7b2b981
 @patch
@@ -121,12 +131,12 @@ def _write_manifest(self:MTBenchEvaluator, status:str):
              models=self._models, failures=self._failures, timing=self._timing)
     tmp = None
     try:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile('w', dir=self.output_dir, delete=False) as f: tmp = f.name; json.dump(m, f, indent=1, default=str)
-        os.replace(tmp, self.output_dir/'run.json')
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile('w', dir=self.run_dir, delete=False) as f: tmp = f.name; json.dump(m, f, indent=1, default=str)
+        os.replace(tmp, self.run_dir/'run.json')
     except OSError as e:
         if tmp and os.path.exists(tmp): os.unlink(tmp)
-        err = storage_error(e, self.output_dir/'run.json')
+        err = storage_error(e, self.run_dir/'run.json')
         if status in ('failed', 'interrupted'): log.warning(f"run.json not updated: {err}"); return m # the error that stopped the run says more
         raise err from None
     return m
@@ -153,7 +163,7 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
     from mtbench.memory import free_memory
     t0 = time.monotonic()
     try:
-        info = generate_answers(model, self.questions, self.output_dir, model_base_url=self.model_base_url,
+        info = generate_answers(model, self.questions, self.run_dir, model_base_url=self.model_base_url, bench=self.bench,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
                                 memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
                                 engine=self.engine, num_gpus=self.num_gpus, concurrency=self.concurrency,
@@ -174,7 +184,7 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
     spec = self.judge_spec
     with judge_engine(spec.name, self.judge_engine, self.memory_limit, self.num_gpus, spec.params.get('max_new_tokens', 2048)) as eng:
         if eng and '_fixed' in self.__dict__: self._fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
-        res = judge_answers(self.output_dir, models, judge=eng.model if eng else spec.name, mode=self.mode, stop=stop, progress=self._progress.bar,
+        res = judge_answers(self.run_dir, models, judge=eng.model if eng else spec.name, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
                             baseline=self.baseline or 'gpt-3.5-turbo', base_url=eng.base_url if eng else self.judge_base_url,
                             api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
                             concurrency=eng.concurrency if eng else self.judge_concurrency, max_tokens=self.judge_max_tokens,
@@ -261,8 +271,8 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
             self.judge_models(answered)
         self._timing['total'] = round(time.monotonic()-t0, 3)
         pr.step("report")
-        summary = write_report(self.output_dir, judge=self.judge_name, model_list=answered or None,
-                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None)
+        summary = write_report(self.run_dir, judge=self.judge_name, model_list=answered or None,
+                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir)
     except KeyboardInterrupt:
         if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
         self._write_manifest('interrupted'); raise
@@ -278,7 +288,7 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
         progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
        ) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped. One run per output folder at a time."
-    with hold_folder(self.output_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
+    with hold_folder(self.run_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
         return self._run(command, progress)
 
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
@@ -306,6 +316,8 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             judge_max_tokens:int|None=None, # the judge's output limit (default 2048, as FastChat)
             score_mode:Param('parsed (FastChat) or expected (also the probability-weighted score)', str, choices=['parsed', 'expected'])='parsed',
             reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
+            benchmark:str='mt-bench', # the benchmark: mt-bench (files in --output-dir), or another registered one (in OUTPUT/NAME/)
+            questions:str|None=None, # your own questions instead: a FastChat-format .jsonl (any number of turns, your categories) or a .yaml suite
             engine:Param('what generates the answers: transformers (in-process), llama.cpp, vllm, or auto (the fastest installed); mtbench starts and stops it',
                          str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
             judge_engine:Param('what runs a local judge (--judge local:MODEL): transformers (in-process), llama.cpp, vllm or auto',
@@ -313,8 +325,9 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
             concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
            ):
-    "Evaluate models on MT-bench: answers, judgments, scores, plots and a report."
+    "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
     flags = dict(locals()) # the flags are MTBenchEvaluator's arguments, by name
+    flags['question_file'] = flags.pop('questions')
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
     ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
     res = ev.run(command=' '.join(['mtbench', 'run'] + sys.argv[2:]) if sys.argv[1:2] == ['run'] else None)
@@ -329,7 +342,7 @@ def _int_flag(v, flag):
 # %% ../nbs/06_evaluator.ipynb #fc5f9dc3
 COMMANDS = { # subcommand: (module:function, one-line summary)
     'run': ('mtbench.evaluator:run_cli', 'evaluate models end to end: answers, judgments, scores, plots and a report'),
-    'answers': ('mtbench.conversation:answers_cli', "generate a model's two-turn answers (resumable)"),
+    'answers': ('mtbench.conversation:answers_cli', "generate a model's answers to every turn (resumable)"),
     'judge': ('mtbench.judge:judge_cli', 'grade answer files with an LLM judge, as FastChat does (resumable)'),
     'show': ('mtbench.analysis:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file'),
     'models': ('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit'),

@@ -13,6 +13,7 @@ from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
 from .conversation import _describe, _run_sync # shared with the answer generator's endpoint client
+from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
@@ -24,44 +25,49 @@ __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_AP
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
-                turn:int, # 1 or 2
+                turn:int, # the turn judged, from 1
                 pairwise:bool=False, # pairwise comparison rather than single-answer grading
+                reference:bool|None=None, # judged against a reference answer (default: math, reasoning and coding are)
                ) -> str:
     "The name of FastChat's judge prompt for a question of `category` at `turn`."
-    name = ('pair-math-v1' if pairwise else 'single-math-v1') if category in NEED_REF_CATS else ('pair-v2' if pairwise else 'single-v1')
-    return name + ('-multi-turn' if turn == 2 else '')
+    math = category in NEED_REF_CATS if reference is None else reference
+    name = ('pair-math-v1' if pairwise else 'single-math-v1') if math else ('pair-v2' if pairwise else 'single-v1')
+    return name + ('-multi-turn' if turn >= 2 else '')
 
 # %% ../nbs/04_judge.ipynb #abdcc720
 def _ref_kwargs(ref):
     if ref is None: return {}
-    t = ref.texts()
-    return dict(ref_answer_1=t[0], ref_answer_2=t[1])
+    return {f'ref_answer_{i}': t for i, t in enumerate(ref.texts(), 1)}
+
+def _turns(prefix, texts, turn): return {f'{prefix}_{i}': texts[i-1] for i in range(1, turn+1)}
 
 def single_user_prompt(prompt, # a single-type `JudgePrompt`
                        question, # the `Question`
                        answer, # the model's `Answer`
-                       turn:int=1, # 1 or 2
+                       turn:int=1, # the turn judged, from 1
                        ref=None, # the reference `Answer`, for math, reasoning and coding
+                       **fields, # more template fields (a suite's criteria)
                       ) -> str:
     "The user message of a single-answer grading, as FastChat builds it."
     q, a = question.turns, answer.texts()
-    if turn == 2:
-        return prompt.prompt_template.format(question_1=q[0], question_2=q[1], answer_1=a[0], answer_2=a[1], **_ref_kwargs(ref))
-    return prompt.prompt_template.format(question=q[0], answer=a[0], **_ref_kwargs(ref))
+    if turn >= 2:
+        return prompt.prompt_template.format(**_turns('question', q, turn), **_turns('answer', a, turn), **_ref_kwargs(ref), **fields)
+    return prompt.prompt_template.format(question=q[0], answer=a[0], **_ref_kwargs(ref), **fields)
 
 def pair_user_prompt(prompt, # a pairwise-type `JudgePrompt`
                      question, # the `Question`
                      answer_a, # the `Answer` shown as assistant A
                      answer_b, # the `Answer` shown as assistant B
-                     turn:int=1, # 1 or 2
+                     turn:int=1, # the turn judged, from 1
                      ref=None, # the reference `Answer`, for math, reasoning and coding
+                     **fields, # more template fields (a suite's criteria)
                     ) -> str:
     "The user message of one pairwise game, as FastChat builds it."
     q, a, b = question.turns, answer_a.texts(), answer_b.texts()
-    if turn == 2:
-        return prompt.prompt_template.format(question_1=q[0], question_2=q[1], answer_a_1=a[0], answer_b_1=b[0],
-                                             answer_a_2=a[1], answer_b_2=b[1], **_ref_kwargs(ref))
-    return prompt.prompt_template.format(question=q[0], answer_a=a[0], answer_b=b[0], **_ref_kwargs(ref))
+    if turn >= 2:
+        return prompt.prompt_template.format(**_turns('question', q, turn), **_turns('answer_a', a, turn), **_turns('answer_b', b, turn),
+                                             **_ref_kwargs(ref), **fields)
+    return prompt.prompt_template.format(question=q[0], answer_a=a[0], answer_b=b[0], **_ref_kwargs(ref), **fields)
 
 def judge_messages(prompt, # the `JudgePrompt`
                    user_prompt:str, # the filled template
@@ -80,6 +86,7 @@ class JudgeTask:
     prompt: object # the `JudgePrompt`
     answers: dict = field(repr=False) # {model: {question_id: Answer}}, read when the prompts are filled
     ref: object = field(default=None, repr=False) # the reference `Answer`, for math, reasoning and coding
+    bench: object = field(default=None, repr=False) # the `Benchmark` the question is from (None: MT-bench)
 
     @property
     def question_id(self): return self.question.question_id
@@ -91,17 +98,27 @@ class JudgeTask:
     def games(self) -> int: return len(self.models) # calls: one per game
 
     @property
+    def _own(self): return getattr(self.bench, 'judge_messages', None) is not None # the benchmark has its own judge prompts
+
+    @property
     def user_prompts(self) -> list:
         "The user message of each game, filled now from the answers."
+        if self._own: return [m[-1]['content'] for m in self.messages]
         q, p, t, ref = self.question, self.prompt, self.turn, self.ref
+        f = self.bench.judge_fields(q, t) if self.bench is not None else {}
         a = [self.answers[m][q.question_id] for m in self.models]
-        if not self.pairwise: return [single_user_prompt(p, q, a[0], t, ref)]
-        return [pair_user_prompt(p, q, a[0], a[1], t, ref), pair_user_prompt(p, q, a[1], a[0], t, ref)]
+        if not self.pairwise: return [single_user_prompt(p, q, a[0], t, ref, **f)]
+        return [pair_user_prompt(p, q, a[0], a[1], t, ref, **f), pair_user_prompt(p, q, a[1], a[0], t, ref, **f)]
 
     @property
     def messages(self) -> list:
         "The chat messages of each game."
+        if self._own: return self.bench.judge_messages(self)
         return [judge_messages(self.prompt, u) for u in self.user_prompts]
+
+    def parse(self, text:str) -> float:
+        "The rating in the judge's reply: the benchmark's parser, else FastChat's."
+        return (getattr(self.bench, 'parse', None) or parse_rating)(text)
 
     def key(self, judge:str, # the judge's name
            ):
@@ -122,22 +139,26 @@ def plan_judgments(questions, # the `Question`s to judge
                    refs:dict|None=None, # reference `Answer`s by question id
                    mode:str='single', # 'single', 'pairwise-baseline' or 'pairwise-all'
                    baseline:str|None=None, # the baseline model of 'pairwise-baseline'
+                   bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default MT-bench)
                   ) -> L:
     "The judgments to make, in FastChat's order; failed answers are left out."
     if mode not in MODES: raise MTBenchError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
     models = list(answers) if mode != 'pairwise-baseline' else [m for m in answers if m != baseline]
-    refs = refs or {}
-    missing = [q.question_id for q in questions if q.category in NEED_REF_CATS and q.question_id not in refs]
+    refs, bench = refs or {}, bench or MT_BENCH
+    math = {q.question_id: bench.needs_reference(q) for q in questions}
+    missing = [q.question_id for q in questions if math[q.question_id] and q.question_id not in refs]
     if missing: raise MTBenchError(f"no reference answer for questions {missing} (math, reasoning and coding need one); check --reference")
-    groups = [(t, [q for q in questions if (q.category in NEED_REF_CATS) == math]) for t in (1, 2) for math in (False, True)]
+    judged = {q.question_id: set(bench.judged_turns(q)) for q in questions}
+    last = max((t for ts in judged.values() for t in ts), default=0)
+    groups = [(t, [q for q in questions if math[q.question_id] == m and t in judged[q.question_id]]) for t in range(1, last+1) for m in (False, True)]
     tasks, skipped = L(), 0
     for turn, qs in groups:
         for q in qs:
             for ms in _pairs(models, mode, baseline):
                 if any('error' in answers[m][q.question_id].extra for m in ms): skipped += 1; continue
-                p = prompts[prompt_name(q.category, turn, pairwise=mode != 'single')]
-                ref = refs.get(q.question_id) if q.category in NEED_REF_CATS else None
-                tasks.append(JudgeTask(q, ms, turn, p, answers, ref))
+                p = bench.judge_prompt(prompts.get(prompt_name(q.category, turn, mode != 'single', math[q.question_id])), q, turn)
+                ref = refs.get(q.question_id) if math[q.question_id] else None
+                tasks.append(JudgeTask(q, ms, turn, p, answers, ref, bench))
     if skipped: log.warning(f"{skipped} judgments left out: their answers failed (an 'error' field); rerun answer generation to fill them")
     return tasks
 
@@ -424,7 +445,7 @@ def make_record(task:JudgeTask, # what was judged
     if not task.pairwise:
         r = replies[0]
         if spec.score_mode == 'expected': x['expected_score'] = r.expected
-        score = -1 if r.error else parse_rating(r.text)
+        score = -1 if r.error else task.parse(r.text)
         x['score_source'] = 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
         if x['score_source'] == 'logits':
             score = 1 + max(range(10), key=lambda k: r.rating_probs[k]) # the most likely rating
@@ -666,6 +687,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                   max_questions:int|None=None, # at most this many questions, spread over the categories
                   progress=None, # a tqdm-like class for the progress bar (default: tqdm's)
                   stop:threading.Event|None=None, # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
+                  benchmark=None, # the benchmark (a name or `Benchmark`) whose answers `output_dir` holds (default MT-bench)
                  ) -> dict:
     "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
     t0 = time.monotonic()
@@ -676,12 +698,13 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
     models = list(model_list or sorted(p.stem for p in answer_dir.glob('*.jsonl')))
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if mode == 'pairwise-all' and len(models) < 2: raise MTBenchError("--mode pairwise-all needs at least two models in --model-list")
-    qs = load_questions(data_dir, categories=categories, question_ids=question_ids, max_questions=max_questions)
+    bench = get_benchmark(benchmark)
+    qs = bench.questions(data_dir, categories=categories, question_ids=question_ids, max_questions=max_questions)
     with contextlib.nullcontext() if dry_run else hold_folder(out_dir, 'mtbench judge'): # a dry run writes no record
         answers = _load_answers(answer_dir, models + ([baseline] if mode == 'pairwise-baseline' and baseline not in models else []), qs,
                                baseline if mode == 'pairwise-baseline' else None)
-        refs = load_reference_answers(reference, data_dir) if any(q.category in NEED_REF_CATS for q in qs) else {}
-        tasks = plan_judgments(qs, answers, load_judge_prompts(data_dir, judge_prompts), refs, mode, baseline)
+        refs = bench.references(qs, data_dir, reference)
+        tasks = plan_judgments(qs, answers, bench.judge_prompts(data_dir, judge_prompts), refs, mode, baseline, bench)
         kind = 'single' if mode == 'single' else 'pair'
         out = RecordFile(out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{kind}.jsonl', Judgment if kind == 'single' else PairJudgment)
         done = _judgment_index(out)
@@ -751,7 +774,7 @@ def format_summary(s:dict, # what `judge_answers` returned
     return '\n'.join(lines)
 
 # %% ../nbs/04_judge.ipynb #8cb113b0
-def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_answer, judgments go to OUTPUT/model_judgment
+def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_answer, judgments go to OUTPUT/model_judgment (another benchmark's in OUTPUT/NAME/)
               model_list:Param('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
               judge:str=None, # judge: an OpenAI model, the model a --judge-base-url server serves, or local:MODEL (default gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
               mode:Param('single-answer grading or pairwise comparison', str, choices=MODES)='single',
@@ -771,12 +794,15 @@ def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_ans
               question_ids:Param('judge only these question ids', int, nargs='+')=None,
               categories:Param('judge only these categories', str, nargs='+')=None,
               max_questions:int=None, # at most this many questions, spread over the categories
+              benchmark:str='mt-bench', # the benchmark: mt-bench, or another registered one
+              questions:str=None, # your own questions instead (a .jsonl or .yaml suite), whose files are in OUTPUT/NAME/
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
     if not output_dir: raise MTBenchError("--output-dir is required: the run folder holding model_answer/")
-    s = judge_answers(output_dir, model_list, judge, mode, baseline, judge_base_url, judge_api_key_env, judge_rpm, judge_tpm,
+    bench = get_benchmark(benchmark, questions)
+    s = judge_answers(bench.folder(output_dir), model_list, judge, mode, baseline, judge_base_url, judge_api_key_env, judge_rpm, judge_tpm,
                       judge_concurrency, judge_max_tokens, score_mode, judge_price, dry_run, data_dir, reference, judge_prompts,
-                      question_ids, categories, max_questions)
+                      question_ids, categories, max_questions, benchmark=bench)
     print(format_summary(s))
     return s
 

@@ -20,10 +20,10 @@ from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money, LOCAL_MARK
 from .evaluator import Progress
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'STOP_HINT', 'in_colab', 'gpu_info',
-           'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder', 'mount_drive', 'judge_cost',
-           'judge_options', 'model_options', 'set_api_key', 'zip_output', 'download_output', 'PanelProgress',
-           'RunnerPanel', 'scores_html', 'rows_html']
+__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'STOP_HINT',
+           'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
+           'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'set_api_key',
+           'zip_output', 'download_output', 'PanelProgress', 'RunnerPanel', 'scores_html', 'rows_html']
 
 # %% ../nbs/07_colab.ipynb #5c3ec4f1
 def in_colab() -> bool:
@@ -138,6 +138,15 @@ GATED_NOTE = 'gated: needs HF_TOKEN'
 def model_options() -> list[tuple[str,str]]:
     "The model menu as (label, registry name) pairs; gated models say so."
     return [(f"{n}  ({GATED_NOTE + '; ' if s.gated else ''}{s.hf_id})", n) for n,s in MODELS.items()]
+
+# %% ../nbs/07_colab.ipynb #bd3875db
+OWN_QUESTIONS = 'own'
+
+def benchmark_options() -> list[tuple[str,str]]:
+    "The benchmark menu as (label, value) pairs: the registered benchmarks, then your own questions file."
+    from mtbench.benchmark import BENCHMARKS
+    return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in BENCHMARKS.items()] + [
+        ("your own questions file ...", OWN_QUESTIONS)]
 
 # %% ../nbs/07_colab.ipynb #5858e83a
 def set_api_key(key:str, # the key; surrounding spaces are dropped, an empty one is ignored
@@ -261,7 +270,7 @@ class PanelProgress(Progress):
 def _style(): return dict(style={'description_width': '120px'}, layout=W.Layout(width='95%'))   # a layout each: hiding one must not hide all
 
 class RunnerPanel:
-    "MT-bench in widgets: models, judge, API key, selection and precision; Run; progress, scores, speed, cost and plots."
+    "MT-bench (or another benchmark, or your own questions) in widgets: models, judge, API key, selection and precision; Run; progress, scores, speed, cost and plots."
     def __init__(self, output_dir:str|Path='mtbench_output', # default output folder
                  data_dir:str|Path|None=None, # MT-bench files (default: MTBENCH_DATA_DIR or the download cache)
                  memory_limit:float|str|None='detect', # default memory limit in GB; 'detect' suggests one from the GPU
@@ -278,6 +287,9 @@ class RunnerPanel:
         self.judge_base_url = W.Text(description='Judge base URL', placeholder='https://host/v1', **_style())
         self.api_key = W.Password(description='API key', placeholder='sk-... (kept in memory only, never saved)',
                                   continuous_update=False, **_style())
+        self.benchmark = W.Dropdown(options=benchmark_options(), value='mt-bench', description='Benchmark', **_style())
+        self.questions = W.Text(description='Questions file', placeholder='a FastChat-format .jsonl or a .yaml suite',
+                                continuous_update=False, **_style())
         self.max_questions = W.BoundedIntText(value=80, min=1, max=80, description='Questions (of 80)', **_style())
         self.categories = W.SelectMultiple(options=list(CATEGORIES), rows=len(CATEGORIES), description='Categories', **_style())
         self.precision = W.Dropdown(options=[(l, k) for k,(l,_,_) in PRECISIONS.items()], value='auto', description='Precision', **_style())
@@ -299,14 +311,14 @@ class RunnerPanel:
 # %% ../nbs/07_colab.ipynb #5c0cafaa
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
-_NAMES = ('models other_models judge judge_model judge_base_url api_key max_questions categories precision memory_limit batch_size max_new_tokens judge_max_tokens '
+_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories precision memory_limit batch_size max_new_tokens judge_max_tokens '
           'output_dir drive run_button download_button status progress table speed cost radar heatmap out results box').split()
 
 @patch
 def _wire(self:RunnerPanel):
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
-    right = W.VBox([self.max_questions, self.categories, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
+    right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
                     self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
     self.results = W.VBox([self.table, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
@@ -315,6 +327,8 @@ def _wire(self:RunnerPanel):
     for n in _NAMES: _tag(getattr(self, n), n.replace('_', '-'))
     self.drive.layout.display = '' if self.colab else 'none'
     self.judge.observe(lambda _: self._show_custom(), 'value'); self._show_custom()
+    for w in (self.benchmark, self.questions): w.observe(lambda _: self._show_benchmark(), 'value')
+    self._show_benchmark()
     self.api_key.observe(self._take_key, 'value')
     self.drive.observe(self._take_drive, 'value')
     # look the callbacks up at click time: they are defined further down
@@ -328,6 +342,27 @@ def _say(self:RunnerPanel, msg, kind='info'):
 
 @patch
 def _show_custom(self:RunnerPanel): self.custom.layout.display = '' if self.judge.value == CUSTOM_JUDGE else 'none'
+
+@patch
+def _bench(self:RunnerPanel):
+    "The benchmark chosen: a registered one, or the questions file typed (read and checked)."
+    from mtbench.benchmark import get_benchmark
+    if self.benchmark.value != OWN_QUESTIONS: return get_benchmark(self.benchmark.value)
+    if not self.questions.value.strip(): raise MTBenchError("type the path of your questions file (a FastChat-format .jsonl or a .yaml suite), or pick a benchmark")
+    return get_benchmark(None, self.questions.value.strip())
+
+@patch
+def _show_benchmark(self:RunnerPanel):
+    "Fit the selection to the benchmark chosen: its categories and its number of questions."
+    own = self.benchmark.value == OWN_QUESTIONS
+    self.questions.layout.display = '' if own else 'none'
+    try: b = self._bench() if not own or self.questions.value.strip() else None
+    except MTBenchError as e: b = None; self._say(str(e), 'error')
+    cats = list((b.categories or []) if b else [])
+    if list(self.categories.options) != cats: self.categories.value = (); self.categories.options = cats; self.categories.rows = min(max(len(cats), 1), 8)
+    size = b.size if b and b.size else 100_000
+    self.max_questions.max = size; self.max_questions.value = size
+    self.max_questions.description = f'Questions (of {size})' if b and b.size else 'Questions'
 
 @patch
 def _take_key(self:RunnerPanel, change):
@@ -370,8 +405,10 @@ def settings(self:RunnerPanel) -> dict:
     except ValueError: mem = -1
     if mem is not None and mem <= 0: raise MTBenchError(f"memory limit {self.memory_limit.value!r}: give the GB the model may use, e.g. 13, or leave it empty")
     out = output_folder(self.output_dir.value, self.drive.value, self.colab)
+    bench, own = self._bench(), self.benchmark.value == OWN_QUESTIONS
     return dict(models=models, judge=judge, judge_base_url=base, output_dir=str(out), data_dir=self.data_dir,
-                max_questions=None if self.max_questions.value >= 80 else self.max_questions.value,
+                benchmark='mt-bench' if own else bench.name, question_file=self.questions.value.strip() if own else None,
+                max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
                 categories=list(self.categories.value) or None, memory_limit=mem, **precision_args(self.precision.value, self.gpu),
                 batch_size=bs, max_new_tokens=self.max_new_tokens.value, judge_max_tokens=jmax)
 
@@ -428,7 +465,7 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
     self.running, self.result = True, None
     self.results.layout.display = 'none'; self.out.outputs = (); self.progress.value = ''
     self.run_button.disabled = self.download_button.disabled = True
-    again = (Path(kw['output_dir'])/'run.json').exists()
+    again = (self._bench().folder(kw['output_dir'])/'run.json').exists()
     self._say(f"{'continuing the run' if again else 'running'} in {kw['output_dir']}: {', '.join(kw['models'])}, judge {kw['judge']}; {STOP_HINT}")
     self.last_progress = pr = PanelProgress(self.progress)
     try:
