@@ -430,7 +430,7 @@ def _ci(r, lo='ci_low', hi='ci_high', nd=2):
 
 # %% ../nbs/05_analysis.ipynb #b2923a22
 def _by_judge(rows): return {j: [r for r in rows if r['judge'] == j] for j in dict.fromkeys(r['judge'] for r in rows)}
-def _label(cat): return 'STEM' if cat == 'stem' else cat.capitalize()
+def _label(cat): return 'STEM' if cat == 'stem' else cat if cat[:1].isupper() else cat.capitalize() # MT-Bench-101's CM stays CM
 
 _OVERALL_COLS = [('model', 'model', 0), ('turn 1', 'turn_1', 2), ('turn 2', 'turn_2', 2), ('average', 'average', 2),
                 ('95% CI', _ci, 0), ('judged', 'judged', 0), ('failed', 'failed', 0)]

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03b_benchmark.ipynb #f75d54c1
 from __future__ import annotations
-import hashlib, json, re
+import hashlib, importlib, json, re
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
@@ -15,9 +15,9 @@ from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, ca
 from .conversation import _messages
 
 # %% auto #0
-__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS', 'RESERVED_NAMES',
-           'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt', 'MTBench', 'register', 'Suite', 'load_suite',
-           'get_benchmark']
+__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
+           'RESERVED_NAMES', 'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt', 'MTBench', 'register',
+           'all_benchmarks', 'Suite', 'load_suite', 'get_benchmark']
 
 # %% ../nbs/03b_benchmark.ipynb #d997d2bb
 class Benchmark:
@@ -26,6 +26,7 @@ class Benchmark:
     title = 'Benchmark' # how reports and plots name it
     history = 'own' # 'own': turn k is asked after the model's own answers (MT-bench); 'golden': after the dataset's
     scale = (1, 10) # the judge's rating range
+    modes = ('single', 'pairwise-baseline', 'pairwise-all') # the judging modes it has prompts for
     size = None # how many questions it has, where that is known without reading them
     categories = None # its categories (tasks), in the order tables show them; None: the order they come in
     source = 'questions' # the questions file's name, for messages
@@ -126,6 +127,14 @@ def judge_fields(self:Benchmark, q, turn:int) -> dict:
     "Template fields beyond FastChat's (questions, answers, references) for turn `turn` of `q`."
     return {}
 
+# %% ../nbs/03b_benchmark.ipynb #a6269702
+@patch
+def check_mode(self:Benchmark, mode:str # 'single', 'pairwise-baseline' or 'pairwise-all'
+              ):
+    "Raise a one-line `MTBenchError` unless the benchmark can be judged in `mode`."
+    if mode not in self.modes:
+        raise MTBenchError(f"{self.title} is judged in {' or '.join(self.modes)} mode only, not {mode}: drop --mode {mode}")
+
 # %% ../nbs/03b_benchmark.ipynb #42e5e7dd
 @patch
 def labels(self:Benchmark, data_dir=None) -> dict:
@@ -209,11 +218,18 @@ def labels(self:MTBench, data_dir=None) -> dict:
 
 # %% ../nbs/03b_benchmark.ipynb #f0433dd3
 BENCHMARKS = {} # name -> Benchmark
+MODULES = {'mt-bench-101': 'mtbench.mtbench101'} # name -> the module that registers it when imported
 
 def register(bench:Benchmark) -> Benchmark:
     "Make `bench` available as `--benchmark NAME`."
     BENCHMARKS[bench.name] = bench
     return bench
+
+def all_benchmarks() -> dict:
+    "Every benchmark by name, its module imported where it has one of its own (for menus and lists)."
+    for name, mod in MODULES.items():
+        if name not in BENCHMARKS: importlib.import_module(mod)
+    return BENCHMARKS
 
 MT_BENCH = register(MTBench())
 
@@ -351,7 +367,7 @@ def _suite_name(name, where, path) -> str:
     if name is None: name = re.sub(r'[^A-Za-z0-9._-]+', '-', Path(path).stem).strip('-.') or 'suite'
     elif not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', name):
         raise MTBenchError(f"{where}: name {name!r} is a folder name: letters, digits, '.', '_' and '-' only")
-    if name in RESERVED_NAMES or name in BENCHMARKS:
+    if name in RESERVED_NAMES or name in BENCHMARKS or name in MODULES:
         raise MTBenchError(f"{where or path}: the suite's name {name!r} is taken (by {'a run folder' if name in RESERVED_NAMES else 'a benchmark'}); "
                            f"{'rename it' if where else 'rename the file, or use a YAML suite with a name:'}")
     return name
@@ -371,13 +387,15 @@ def load_suite(path:str|Path, # a FastChat-format .jsonl or a .yaml/.yml suite
 def get_benchmark(name:str|Benchmark|None='mt-bench', # a registered name, or a `Benchmark`
                   questions:str|Path|None=None, # your own questions file instead: a .jsonl or .yaml suite
                  ) -> Benchmark:
-    "The benchmark a command runs: a registered one by name, or your own questions."
+    "The benchmark a command runs: a registered one by name (its module imported if need be), or your own questions."
     if isinstance(name, Benchmark) and not questions: return name
     if questions:
         if name not in (None, 'mt-bench', MT_BENCH):
             raise MTBenchError(f"--benchmark {name} and --questions {questions}: give one of them (your own questions are their own benchmark)")
         return load_suite(questions)
     name = name or 'mt-bench'
+    if name not in BENCHMARKS and name in MODULES: importlib.import_module(MODULES[name])
     if name not in BENCHMARKS:
-        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}, or give your own questions with --questions FILE")
+        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(dict.fromkeys([*BENCHMARKS, *MODULES]))}, "
+                           "or give your own questions with --questions FILE")
     return BENCHMARKS[name]

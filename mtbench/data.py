@@ -13,12 +13,13 @@ from fastcore.foundation import L
 from fastcore.script import Param
 
 # %% auto #0
-__all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'CATEGORIES', 'NEED_REF_CATS', 'TEMPERATURES',
-           'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError',
-           'cache_dir', 'data_dir', 'sha256_file', 'official_file', 'iter_jsonl', 'read_jsonl', 'category_temperature',
-           'Question', 'select_questions', 'load_questions', 'Answer', 'new_answer_id', 'load_reference_answers',
-           'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error',
-           'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
+__all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'CATEGORIES', 'NEED_REF_CATS',
+           'TEMPERATURES', 'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME',
+           'MTBenchError', 'cache_dir', 'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file',
+           'iter_jsonl', 'read_jsonl', 'category_temperature', 'Question', 'select_questions', 'load_questions',
+           'Answer', 'new_answer_id', 'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment',
+           'PairJudgment', 'StorageError', 'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser',
+           'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -29,12 +30,12 @@ log = logging.getLogger('mtbench')
 # %% ../nbs/00_data.ipynb #3665d34f
 FASTCHAT_COMMIT = '7ad1d6386288ba1a7862c11feb673425713eea5b'
 FASTCHAT_URL = f'https://raw.githubusercontent.com/lm-sys/FastChat/{FASTCHAT_COMMIT}/'
-OFFICIAL_FILES = { # name in the data folder: (path in FastChat, sha256)
-    'question.jsonl': ('fastchat/llm_judge/data/mt_bench/question.jsonl',
+OFFICIAL_FILES = { # name in the data folder: (pinned URL, sha256)
+    'question.jsonl': (FASTCHAT_URL + 'fastchat/llm_judge/data/mt_bench/question.jsonl',
                        '119565adbab82227089cefdb44c8d7e2cf04dc0a0ec233634c82e7d4e2a944f7'),
-    'reference_answer/gpt-4.jsonl': ('fastchat/llm_judge/data/mt_bench/reference_answer/gpt-4.jsonl',
+    'reference_answer/gpt-4.jsonl': (FASTCHAT_URL + 'fastchat/llm_judge/data/mt_bench/reference_answer/gpt-4.jsonl',
                        'f957a5bc977badb66885ec970e6cd08527845780313f0995764260e5777b9b3f'),
-    'judge_prompts.jsonl': ('fastchat/llm_judge/data/judge_prompts.jsonl',
+    'judge_prompts.jsonl': (FASTCHAT_URL + 'fastchat/llm_judge/data/judge_prompts.jsonl',
                        'fd283293406d024f44c174b094ef48031d0687a4682fd3a56b29b138f80281b6'),
 }
 
@@ -44,12 +45,32 @@ def cache_dir() -> Path:
     if os.environ.get('MTBENCH_CACHE_DIR'): return Path(os.environ['MTBENCH_CACHE_DIR']).expanduser()
     return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench'
 
+# %% ../nbs/00_data.ipynb #93a3c6dc
+@dataclass
+class PinnedFiles:
+    "A set of files pinned to a commit: where each is downloaded from, its sha256, and where they are kept."
+    what: str # whose files, for messages: 'MT-bench'
+    files: dict # name in the data folder: (pinned URL, sha256)
+    env: str # the environment variable naming a folder of your own that holds them
+    cache: str # their folder under `cache_dir()`
+    mirror_env: str # the environment variable naming a mirror: a base URL serving the files under their names
+    source: str = '' # where they come from, for messages: 'FastChat commit 7ad1d63'
+
+    def folder(self, path:str|Path|None=None # a folder holding the files (default: the variable `env`, else the cache)
+              ) -> tuple[Path, bool]:
+        "The folder the files are read from, and whether it is the download cache."
+        path = path or os.environ.get(self.env)
+        if path: return Path(path).expanduser(), False
+        return cache_dir()/self.cache, True
+
+# %% ../nbs/00_data.ipynb #75f0f647
+MT_BENCH_FILES = PinnedFiles('MT-bench', OFFICIAL_FILES, 'MTBENCH_DATA_DIR', f'mt_bench/{FASTCHAT_COMMIT[:7]}', 'MTBENCH_DATA_URL',
+                             f'FastChat commit {FASTCHAT_COMMIT[:7]}')
+
 def data_dir(path:str|Path|None=None # a folder with FastChat's layout (default: MTBENCH_DATA_DIR, else the download cache)
             ) -> tuple[Path, bool]:
     "The folder the MT-bench files are read from, and whether it is the download cache."
-    path = path or os.environ.get('MTBENCH_DATA_DIR')
-    if path: return Path(path).expanduser(), False
-    return cache_dir()/'mt_bench'/FASTCHAT_COMMIT[:7], True
+    return MT_BENCH_FILES.folder(path)
 
 # %% ../nbs/00_data.ipynb #84029fb1
 def sha256_file(path # the file to hash
@@ -57,38 +78,44 @@ def sha256_file(path # the file to hash
     "Hex sha256 of the file at `path`."
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
-def _download(name, dest):
-    base = os.environ.get('MTBENCH_DATA_URL') or FASTCHAT_URL
-    url = base.rstrip('/') + '/' + OFFICIAL_FILES[name][0]
+def _download(pins, name, dest):
+    url, sha = pins.files[name]
+    if os.environ.get(pins.mirror_env): url = os.environ[pins.mirror_env].rstrip('/') + '/' + name
     try:
         with urllib.request.urlopen(url, timeout=30) as r: data = r.read()
     except Exception as e:
-        raise MTBenchError(f"could not download {name} from {url} ({getattr(e, 'reason', e)}); to work offline, "
-                           f"set MTBENCH_DATA_DIR (or --data-dir) to a folder holding {', '.join(OFFICIAL_FILES)} "
-                           f"from FastChat commit {FASTCHAT_COMMIT[:7]}") from None
+        raise MTBenchError(f"could not download {name} from {url} ({getattr(e, 'reason', e)}); to work offline, set {pins.env} "
+                           f"(or --data-dir) to a folder holding {', '.join(pins.files)}" + (f" from {pins.source}" if pins.source else '')) from None
     got = hashlib.sha256(data).hexdigest()
-    if got != OFFICIAL_FILES[name][1]:
-        raise MTBenchError(f"{url} has sha256 {got}, not the official {OFFICIAL_FILES[name][1]}; refusing it")
+    if got != sha: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {sha} of {pins.what}'s {name}; refusing it")
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as f: f.write(data)
     os.replace(f.name, dest)
     log.info(f"downloaded {name} to {dest}")
 
 # %% ../nbs/00_data.ipynb #804797c9
+def pinned_file(pins:PinnedFiles, # the table the file is in, e.g. `MT_BENCH_FILES`
+                name:str, # a key of `pins.files`, e.g. 'question.jsonl'
+                data_dir:str|Path|None=None, # a folder holding the files; default the variable `pins.env`, else the cache
+               ) -> Path:
+    "Path to a pinned file: a folder's copy, or downloaded once into the cache; checked against its sha256 every time."
+    if name not in pins.files: raise MTBenchError(f"unknown {pins.what} file {name!r}; the files are {', '.join(pins.files)}")
+    folder, is_cache = pins.folder(data_dir)
+    path = folder/name
+    if not path.exists():
+        if not is_cache: raise MTBenchError(f"{path} not found: the {pins.what} data folder must hold {', '.join(pins.files)}")
+        _download(pins, name, path)
+    got = sha256_file(path)
+    if got != pins.files[name][1]:
+        raise MTBenchError(f"{path} has sha256 {got}, not the pinned {pins.files[name][1]}: it is not {pins.what}'s {name}; "
+                           "restore it (delete it to download again)")
+    return path
+
 def official_file(name:str, # a key of `OFFICIAL_FILES`, e.g. 'question.jsonl'
                   data_dir:str|Path|None=None, # folder with FastChat's layout; default `MTBENCH_DATA_DIR` or the cache
                  ) -> Path:
     "Path to an official MT-bench file, downloaded on first use and checked against its sha256."
-    folder, is_cache = globals()['data_dir'](data_dir)
-    path = folder/name
-    if not path.exists():
-        if not is_cache: raise MTBenchError(f"{path} not found: the data folder must hold {', '.join(OFFICIAL_FILES)} (FastChat's layout)")
-        _download(name, path)
-    got = sha256_file(path)
-    if got != OFFICIAL_FILES[name][1]:
-        raise MTBenchError(f"{path} has sha256 {got}, not the official {OFFICIAL_FILES[name][1]}: "
-                           f"it is not FastChat's file; restore it (delete it to download again)")
-    return path
+    return pinned_file(MT_BENCH_FILES, name, data_dir)
 
 # %% ../nbs/00_data.ipynb #ff0f170d
 def iter_jsonl(path # a JSONL file

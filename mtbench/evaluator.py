@@ -237,6 +237,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     from mtbench.analysis import write_report
     t0 = time.monotonic()
     spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    self.bench.check_mode(self.mode) # and that the benchmark has prompts for the mode
     self.check_models() # and that every model can be had
     self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}

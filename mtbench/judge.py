@@ -581,7 +581,7 @@ def _run_local(tasks, spec, out:RecordFile, progress=None):
             for msgs in t.messages:
                 c = next(comps)
                 r = Reply(ERROR_OUTPUT if c.error else c.text, len(backend.encode(msgs)), c.new_tokens, round(c.seconds, 3), error=c.error)
-                if not c.error and not t.pairwise and parse_rating(c.text) == -1: # no rating written: read it from the logits
+                if not c.error and not t.pairwise and t.parse(c.text) == -1: # no rating the benchmark's parser reads: read it from the logits
                     r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw)
                     if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
                 elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
@@ -699,6 +699,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if mode == 'pairwise-all' and len(models) < 2: raise MTBenchError("--mode pairwise-all needs at least two models in --model-list")
     bench = get_benchmark(benchmark)
+    bench.check_mode(mode)
     qs = bench.questions(data_dir, categories=categories, question_ids=question_ids, max_questions=max_questions)
     with contextlib.nullcontext() if dry_run else hold_folder(out_dir, 'mtbench judge'): # a dry run writes no record
         answers = _load_answers(answer_dir, models + ([baseline] if mode == 'pairwise-baseline' and baseline not in models else []), qs,

@@ -4,19 +4,21 @@
 
 # %% ../nbs/04b_mtbench101.ipynb #cddef77c
 from __future__ import annotations
-import ast, hashlib, json, os, re, tempfile, urllib.request
+import ast, hashlib, json, re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import MTBenchError, cache_dir, sha256_file, log
+from .data import MTBenchError, PinnedFiles, pinned_file, Question, JudgePrompt
+from .benchmark import Benchmark, register
 
 # %% auto #0
-__all__ = ['MTBENCH101_COMMIT', 'OPENCOMPASS_COMMIT', 'MTBENCH101_FILES', 'TAXONOMY', 'TASKS', 'TASK_NAMES', 'SKIP_FIRST_TASKS',
-           'NEED_REF_TASKS', 'mtbench101_dir', 'mtbench101_file', 'task_ability', 'Dialogue', 'load_dialogues',
-           'select', 'judged_turns', 'answer_messages', 'request_line', 'OpenCompassPrompts',
-           'load_opencompass_prompts', 'judge_messages', 'parse_rating', 'dialogue_scores', 'Scores', 'aggregate']
+__all__ = ['MTBENCH101_COMMIT', 'OPENCOMPASS_COMMIT', 'MTBENCH101_FILES', 'MTBENCH101_PINS', 'TAXONOMY', 'TASKS', 'TASK_NAMES',
+           'SKIP_FIRST_TASKS', 'NEED_REF_TASKS', 'ABILITIES', 'MT_BENCH_101', 'mtbench101_file', 'task_ability',
+           'Dialogue', 'load_dialogues', 'select', 'judged_turns', 'answer_messages', 'request_line',
+           'OpenCompassPrompts', 'load_opencompass_prompts', 'judge_messages', 'parse_rating', 'dialogue_scores',
+           'Scores', 'aggregate', 'as_question', 'as_dialogue', 'MTBench101']
 
 # %% ../nbs/04b_mtbench101.ipynb #4b8e8794
 MTBENCH101_COMMIT = 'bc18b3e2c18c99164e11528f1a79c92083db5953' # github.com/mtbench101/mt-bench-101
@@ -27,45 +29,16 @@ MTBENCH101_FILES = { # name in the data folder: (pinned URL, sha256)
     'opencompass_mtbench101.py': (f'https://raw.githubusercontent.com/open-compass/opencompass/{OPENCOMPASS_COMMIT}/opencompass/datasets/subjective/mtbench101.py',
                                   '46c46d29ef687883be326f38f9fa020fd087939d9faf54dfda800ccf061168f1'),
 }
-
-def mtbench101_dir(path:str|Path|None=None # a folder holding both files; default `MTBENCH101_DATA_DIR`, else the cache
-                  ) -> tuple[Path, bool]:
-    "The folder the MT-Bench-101 files are read from, and whether it is the download cache."
-    path = path or os.environ.get('MTBENCH101_DATA_DIR')
-    if path: return Path(path).expanduser(), False
-    return cache_dir()/'mt_bench_101'/f'{MTBENCH101_COMMIT[:7]}-{OPENCOMPASS_COMMIT[:7]}', True
-
-# %% ../nbs/04b_mtbench101.ipynb #5ac37f59
-def _download101(name, dest):
-    url = MTBENCH101_FILES[name][0]
-    if os.environ.get('MTBENCH101_DATA_URL'): url = os.environ['MTBENCH101_DATA_URL'].rstrip('/') + '/' + name
-    try:
-        with urllib.request.urlopen(url, timeout=30) as r: data = r.read()
-    except Exception as e:
-        raise MTBenchError(f"could not download {name} from {url} ({getattr(e, 'reason', e)}); to work offline, set "
-                           f"MTBENCH101_DATA_DIR to a folder holding {' and '.join(MTBENCH101_FILES)}") from None
-    got = hashlib.sha256(data).hexdigest()
-    if got != MTBENCH101_FILES[name][1]: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {MTBENCH101_FILES[name][1]}; refusing it")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as f: f.write(data)
-    os.replace(f.name, dest)
-    log.info(f"downloaded {name} to {dest}")
+MTBENCH101_PINS = PinnedFiles('MT-Bench-101', MTBENCH101_FILES, 'MTBENCH101_DATA_DIR',
+                              f'mt_bench_101/{MTBENCH101_COMMIT[:7]}-{OPENCOMPASS_COMMIT[:7]}', 'MTBENCH101_DATA_URL',
+                              f'mt-bench-101 commit {MTBENCH101_COMMIT[:7]} and OpenCompass commit {OPENCOMPASS_COMMIT[:7]}')
 
 # %% ../nbs/04b_mtbench101.ipynb #19dfea6a
 def mtbench101_file(name:str, # a key of `MTBENCH101_FILES`
                     data_dir:str|Path|None=None, # a folder holding both files; default `MTBENCH101_DATA_DIR`, else the cache
                    ) -> Path:
     "Path to a pinned MT-Bench-101 file, downloaded on first use and checked against its sha256."
-    if name not in MTBENCH101_FILES: raise MTBenchError(f"unknown MT-Bench-101 file {name!r}; the files are {', '.join(MTBENCH101_FILES)}")
-    folder, is_cache = mtbench101_dir(data_dir)
-    path = folder/name
-    if not path.exists():
-        if not is_cache: raise MTBenchError(f"{path} not found: the MT-Bench-101 data folder must hold {' and '.join(MTBENCH101_FILES)}")
-        _download101(name, path)
-    got = sha256_file(path)
-    if got != MTBENCH101_FILES[name][1]:
-        raise MTBenchError(f"{path} has sha256 {got}, not the pinned {MTBENCH101_FILES[name][1]}: restore it (delete it to download again)")
-    return path
+    return pinned_file(MTBENCH101_PINS, name, data_dir)
 
 # %% ../nbs/04b_mtbench101.ipynb #ffc1205c
 TAXONOMY = { # level: {ability: [tasks]}, as in the paper's result table
@@ -377,3 +350,97 @@ def ability_table(self:Scores) -> 'pd.DataFrame':
     for lv, abilities in TAXONOMY.items():
         if lv in self.levels: rows += [(lv, '', self.levels[lv])] + [(lv, a, self.abilities[a]) for a in abilities if a in self.abilities]
     return pd.DataFrame(rows + [('overall', '', self.overall)], columns=['level', 'ability', 'score'])
+
+# %% ../nbs/04b_mtbench101.ipynb #9eb7c150
+def as_question(d:Dialogue # a loaded dialogue
+               ) -> Question:
+    "`d` as a `Question`: its id, its task as the category, its user turns; its golden answers and ability in `extra`."
+    return Question(d.id, d.task, [t['user'] for t in d.history],
+                    extra=dict(ability=task_ability(d.task)[1], golden=[t['bot'] for t in d.history]))
+
+def as_dialogue(q:Question # a question made by `as_question`
+               ) -> Dialogue:
+    "The dialogue `q` was made from."
+    return Dialogue(q.question_id, q.category, [dict(user=u, bot=b) for u, b in zip(q.turns, q.extra['golden'])])
+
+# %% ../nbs/04b_mtbench101.ipynb #7f0c190c
+class MTBench101(Benchmark):
+    "MT-Bench-101: golden history, OpenCompass's judge prompts and rating, each dialogue scored by its weakest turn."
+    name, title, history, size, categories, source = 'mt-bench-101', 'MT-Bench-101', 'golden', 1388, TASKS, 'mtbench101.jsonl'
+    modes = ('single',) # OpenCompass has no pairwise prompts for it
+    data_dir = None # the data folder `load` read last
+
+    def load(self, data_dir=None) -> L:
+        self.data_dir = data_dir
+        return L(map(as_question, load_dialogues(data_dir)))
+    def data_files(self, data_dir=None, reference=None) -> dict: return {n: mtbench101_file(n, data_dir) for n in MTBENCH101_FILES}
+    def temperature(self, q) -> float: return 0.0
+
+# %% ../nbs/04b_mtbench101.ipynb #da8c83c2
+@patch
+def answered_turns(self:MTBench101, q) -> list:
+    "The judged turns: OpenCompass asks the model for no other."
+    return judged_turns(as_dialogue(q))
+
+@patch
+def judged_turns(self:MTBench101, q) -> list: return judged_turns(as_dialogue(q))
+
+@patch
+def messages(self:MTBench101, q, turn:int, answers:list=()) -> list:
+    "The golden history, then turn `turn`'s user message (`answers`, the model's own, are not shown)."
+    return answer_messages(as_dialogue(q), turn)
+
+@patch
+def question_digest(self:MTBench101, q) -> str:
+    return hashlib.blake2b(json.dumps([q.category, q.turns, q.extra['golden']]).encode(), digest_size=8).hexdigest()
+
+# %% ../nbs/04b_mtbench101.ipynb #bf089fbb
+def _prompts(bench): return load_opencompass_prompts(bench.data_dir)
+
+@patch
+def judge_prompts(self:MTBench101, data_dir=None, path=None) -> dict:
+    "No FastChat prompts: OpenCompass's are read (and checked) now, so a missing or changed file stops the run before any call."
+    if path: raise MTBenchError(f"--judge-prompts {path}: MT-Bench-101 is judged with OpenCompass's prompts only; drop --judge-prompts")
+    load_opencompass_prompts(data_dir)
+    return {}
+
+@patch
+def judge_prompt(self:MTBench101, base, q, turn:int):
+    "The task's OpenCompass prompt, as a `JudgePrompt` named `mt-bench-101-TASK`."
+    p, t = _prompts(self), q.category
+    return JudgePrompt(f'mt-bench-101-{t}', 'single', p.system(t), p.ref_template if t in p.need_ref else p.template,
+                       f"OpenCompass mtbench101.py ({OPENCOMPASS_COMMIT[:7]}), task {t}", 'math' if t in p.need_ref else 'general', '[[rating]]')
+
+# %% ../nbs/04b_mtbench101.ipynb #d88f029d
+@patch
+def judge_messages(self:MTBench101, task) -> list:
+    "OpenCompass's [system, user] messages for the model's answer to the task's turn: one game."
+    q, model = task.question, task.models[0]
+    answer = task.answers[model][q.question_id].texts()[task.turn-1]
+    if answer is None: raise MTBenchError(f"{model}'s answer to dialogue {q.question_id} has no turn {task.turn}; generate its answers again")
+    return [judge_messages(as_dialogue(q), task.turn, answer, _prompts(self))]
+
+@patch
+def parse(self:MTBench101, text:str) -> int:
+    "OpenCompass's rating (`parse_rating`), -1 where there is none."
+    r = parse_rating(text)
+    return -1 if r is None else r
+
+# %% ../nbs/04b_mtbench101.ipynb #26356f4b
+ABILITIES = [a for abilities in TAXONOMY.values() for a in abilities] # the radar's axes, in the paper's order
+
+@patch
+def aggregate(self:MTBench101, d) -> dict:
+    "OpenCompass's scores (`aggregate`) per judge and model from valid judgments `d`, as the analysis's tables."
+    import pandas as pd
+    dialogues, rows = L(map(as_dialogue, self.load(self.data_dir))), []
+    for (j, m), g in d.groupby(['judge', 'model'], sort=False):
+        sc = aggregate({(int(q), int(t)): s for q, t, s in zip(g.question_id, g.turn, g.score)}, dialogues)
+        rows.append(({'judge': j, 'model': m, 'average': sc.overall}, {'judge': j, 'model': m, **sc.tasks}, {'judge': j, 'model': m, **sc.abilities}))
+    table = lambda k, names: pd.DataFrame([r[k] for r in rows], columns=['judge', 'model'] + [n for n in names if any(n in r[k] for r in rows)])
+    n = len(table(1, TASKS).columns) - 2
+    return dict(average=table(0, ['average']), categories=table(1, TASKS), abilities=table(2, ABILITIES),
+                note=f"each dialogue scores its lowest judged turn, a task the mean of its dialogues, an ability the mean of its tasks, "
+                     f"the average the mean of the {n} tasks judged (OpenCompass's get_final_results)")
+
+MT_BENCH_101 = register(MTBench101())
