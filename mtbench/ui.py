@@ -431,7 +431,7 @@ def settings(self:RunnerPanel) -> dict:
                 max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
                 categories=list(self.categories.value) or None, memory_limit=mem, **precision_args(self.precision.value, self.gpu),
                 batch_size=bs, max_new_tokens=self.max_new_tokens.value, judge_max_tokens=jmax,
-                engine=engine, judge_engine=engine if judge.startswith('local:') else 'transformers')
+                engine=engine, judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')
 
 # %% ../nbs/07_colab.ipynb #1c2f90bf
 STOP_HINT = ("to stop, interrupt the kernel (Colab: Runtime > Interrupt execution, or Ctrl+M I; Jupyter: the stop button): "
