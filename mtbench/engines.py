@@ -372,8 +372,10 @@ def _clean(self:EngineBackend, text:str) -> str:
     return text.strip()
 
 @patch
-async def _complete(self:EngineBackend, client, sem, messages, ids, temperature, max_new_tokens, seed) -> Completion:
+async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
+    "One request: `messages` rendered and tokenized as the transformers backend does, to the completions route."
     import openai
+    ids = self.encode(messages)
     room = min(max_new_tokens, self.context - len(ids))
     if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the engine holds {self.context} a sequence")
     greedy = temperature < GREEDY_BELOW
@@ -390,25 +392,6 @@ async def _complete(self:EngineBackend, client, sem, messages, ids, temperature,
         dt = time.perf_counter() - t0
     raw = self._clean(r.choices[0].text or '')
     return Completion(strip_think(raw), raw, getattr(r.usage, 'completion_tokens', None) or 0, dt)
-
-# %% ../nbs/03a_engines.ipynb #a32d7e0c
-@patch
-def generate(self:EngineBackend, conversations:list, # OpenAI-style message lists
-             temperature:float|list, # one for all, or one per conversation
-             max_new_tokens:int=1024, # new tokens per answer
-             seed:int|list=0, # the choice index, one for all or one per conversation
-            ) -> list:
-    "One `Completion` per conversation, as many requests in flight as the engine has slots."
-    import openai
-    n = len(conversations)
-    temps, seeds = _listify(temperature, n), _listify(seed, n)
-    prompts = [self.encode(c) for c in conversations]
-    async def main():
-        sem = asyncio.Semaphore(self.concurrency)
-        async with openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key(), timeout=self.timeout, max_retries=self.max_retries) as client:
-            return await asyncio.gather(*[self._complete(client, sem, c, p, t, max_new_tokens, s)
-                                          for c,p,t,s in zip(conversations, prompts, temps, seeds)])
-    return list(_run_sync(main()))
 
 # %% ../nbs/03a_engines.ipynb #6964f04f
 @patch(as_prop=True)
@@ -520,7 +503,9 @@ def engine_judge_name(judge:str, # the judge's name
                       engine:str='transformers', # what runs a local judge
                      ) -> str:
     "The name a judge's judgments are recorded under: `MODEL@ENGINE` for `local:MODEL` on an engine, else `judge`."
-    if engine in (None, 'transformers') or not judge.startswith('local:'): return judge
+    if engine in (None, 'transformers') or (engine == 'auto' and not judge.startswith('local:')): return judge
+    if not judge.startswith('local:'):
+        raise MTBenchError(f"--judge-engine {engine} serves a local judge (--judge local:MODEL), and {judge} is not one; drop --judge-engine")
     model = judge[len('local:'):]
     name, _ = choose_engine(engine, model)
     if name == 'transformers': return judge

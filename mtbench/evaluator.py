@@ -178,17 +178,15 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                  stop:threading.Event|None=None, # set it to stop judging (the Colab panel's Stop)
                 ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
-    from mtbench.judge import judge_answers
-    from mtbench.engines import judge_engine
+    from mtbench.judge import judge_answers, served_judge
     t0 = time.monotonic()
     spec = self.judge_spec
-    with judge_engine(spec.name, self.judge_engine, self.memory_limit, self.num_gpus, spec.params.get('max_new_tokens', 2048)) as eng:
+    with served_judge(spec, self.judge_engine, self.memory_limit, self.num_gpus) as (eng, served): # as `mtbench judge --judge-engine`
         if eng and '_fixed' in self.__dict__: self._fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
-        res = judge_answers(self.run_dir, models, judge=eng.model if eng else spec.name, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
-                            baseline=self.baseline or 'gpt-3.5-turbo', base_url=eng.base_url if eng else self.judge_base_url,
-                            api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
-                            concurrency=eng.concurrency if eng else self.judge_concurrency, max_tokens=self.judge_max_tokens,
-                            score_mode=self.score_mode, data_dir=self.data_dir, prices=(0.0, 0.0) if eng else None,
+        asked = dict(judge=spec.name, base_url=self.judge_base_url, concurrency=self.judge_concurrency, prices=None)
+        res = judge_answers(self.run_dir, models, **{**asked, **served}, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
+                            baseline=self.baseline or 'gpt-3.5-turbo', api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
+                            max_tokens=self.judge_max_tokens, score_mode=self.score_mode, data_dir=self.data_dir,
                             reference=self.reference, question_ids=list(self.questions.attrgot('question_id')))
     self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
     return res

@@ -21,7 +21,8 @@ __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_AP
            'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict',
            'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec', 'resolve_judge', 'RateGate', 'Reply',
            'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs',
-           'AnswerIndex', 'judge_answers', 'format_summary', 'judge_cli', 'FakeChatServer', 'fake_completion']
+           'AnswerIndex', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'FakeChatServer',
+           'fake_completion']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -774,6 +775,18 @@ def format_summary(s:dict, # what `judge_answers` returned
         lines.append(f"judgments in {s['judgment_file']}" + (f"; {s['total']['failed']} failed: run again to retry them" if s['total'].get('failed') else ''))
     return '\n'.join(lines)
 
+# %% ../nbs/04_judge.ipynb #67dcdcb0
+@contextlib.contextmanager
+def served_judge(spec:JudgeSpec, # the resolved judge
+                 engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
+                 memory_limit:float|None=None, # GB the engine may use (default: the device's free memory)
+                 num_gpus:int=1, # vLLM: GPUs to split the judge over (tensor parallel)
+                ):
+    "While the block runs, `engine` serves local judge `spec`; yields the engine's backend (None: judge as asked) and the `judge_answers` arguments that reach it."
+    from mtbench.engines import judge_engine
+    with judge_engine(spec.name, engine, memory_limit, num_gpus, spec.params.get('max_new_tokens', MAX_TOKENS)) as eng:
+        yield eng, ({} if eng is None else dict(judge=eng.model, base_url=eng.base_url, concurrency=eng.concurrency, prices=(0.0, 0.0)))
+
 # %% ../nbs/04_judge.ipynb #8cb113b0
 def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_answer, judgments go to OUTPUT/model_judgment (another benchmark's in OUTPUT/NAME/)
               model_list:Param('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
@@ -797,13 +810,23 @@ def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_ans
               max_questions:int=None, # at most this many questions, spread over the categories
               benchmark:str='mt-bench', # the benchmark: mt-bench, or another registered one
               questions:str=None, # your own questions instead (a .jsonl or .yaml suite), whose files are in OUTPUT/NAME/
+              judge_engine:Param('what runs a local judge (--judge local:MODEL): transformers (in-process), llama.cpp, vllm or auto; mtbench starts and stops it',
+                                 str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
+              num_gpus:int=1, # vLLM: GPUs to split a local judge over (tensor parallel)
+              memory_limit:float=None, # GB a judge's engine may use (default: the device's free memory)
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
     if not output_dir: raise MTBenchError("--output-dir is required: the run folder holding model_answer/")
     bench = get_benchmark(benchmark, questions)
-    s = judge_answers(bench.folder(output_dir), model_list, judge, mode, baseline, judge_base_url, judge_api_key_env, judge_rpm, judge_tpm,
-                      judge_concurrency, judge_max_tokens, score_mode, judge_price, dry_run, data_dir, reference, judge_prompts,
-                      question_ids, categories, max_questions, benchmark=bench)
+    spec = resolve_judge(judge, judge_base_url, judge_api_key_env, judge_max_tokens, score_mode, need_key=not dry_run)
+    if dry_run: # a dry run calls nothing: the engine is checked, not started
+        from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, judge_engine)
+    with served_judge(spec, 'transformers' if dry_run else judge_engine, memory_limit, num_gpus) as (_, served):
+        asked = dict(judge=spec.name, base_url=judge_base_url, concurrency=judge_concurrency, prices=judge_price)
+        s = judge_answers(bench.folder(output_dir), model_list, **{**asked, **served}, mode=mode, baseline=baseline, api_key_env=judge_api_key_env,
+                          rpm=judge_rpm, tpm=judge_tpm, max_tokens=judge_max_tokens, score_mode=score_mode, dry_run=dry_run, data_dir=data_dir,
+                          reference=reference, judge_prompts=judge_prompts, question_ids=question_ids, categories=categories,
+                          max_questions=max_questions, benchmark=bench)
     print(format_summary(s))
     return s
 

@@ -16,14 +16,15 @@ from .data import CATEGORIES, MTBenchError, log
 from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
 from .conversation import _batch_flag
+from .engines import installed_engines, _install_hint
 from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money, LOCAL_MARK
 from .evaluator import Progress
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'STOP_HINT',
-           'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
-           'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'set_api_key',
-           'zip_output', 'download_output', 'PanelProgress', 'RunnerPanel', 'scores_html', 'rows_html']
+__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'ENGINES',
+           'STOP_HINT', 'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
+           'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'engine_options',
+           'set_api_key', 'zip_output', 'download_output', 'PanelProgress', 'RunnerPanel', 'scores_html', 'rows_html']
 
 # %% ../nbs/07_colab.ipynb #5c3ec4f1
 def in_colab() -> bool:
@@ -147,6 +148,21 @@ def benchmark_options() -> list[tuple[str,str]]:
     from mtbench.benchmark import BENCHMARKS
     return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in BENCHMARKS.items()] + [
         ("your own questions file ...", OWN_QUESTIONS)]
+
+# %% ../nbs/07_colab.ipynb #26cf172f
+ENGINES = { # the panel's engine menu: value -> label
+    'transformers': "transformers (in-process; any model)",
+    'llama.cpp': "llama.cpp (GGUF models; fastest on a CPU)",
+    'vllm': "vLLM (Hugging Face models on CUDA GPUs)",
+    'auto': "auto (the fastest installed, for each model)",
+}
+
+def engine_options(installed:dict|None=None, # `mtbench.engines.installed_engines()`'s answer (default: this machine's)
+                  ) -> list[tuple[str,str]]:
+    "The engine menu as (label, value) pairs; engines not installed here say so."
+    try: inst = installed_engines() if installed is None else installed
+    except MTBenchError: inst = {'transformers': 'in-process'} # a bad MTBENCH_LLAMA_SERVER: Run says so
+    return [(l + ('' if k == 'auto' or inst.get(k) else '  (not installed)'), k) for k,l in ENGINES.items()]
 
 # %% ../nbs/07_colab.ipynb #5858e83a
 def set_api_key(key:str, # the key; surrounding spaces are dropped, an empty one is ignored
@@ -292,6 +308,7 @@ class RunnerPanel:
                                 continuous_update=False, **_style())
         self.max_questions = W.BoundedIntText(value=80, min=1, max=80, description='Questions (of 80)', **_style())
         self.categories = W.SelectMultiple(options=list(CATEGORIES), rows=len(CATEGORIES), description='Categories', **_style())
+        self.engine = W.Dropdown(options=engine_options(), value='transformers', description='Engine', **_style())
         self.precision = W.Dropdown(options=[(l, k) for k,(l,_,_) in PRECISIONS.items()], value='auto', description='Precision', **_style())
         self.memory_limit = W.Text(value='' if memory_limit is None else str(memory_limit), description='Memory limit (GB)',
                                    placeholder='e.g. 13; empty: all free memory', **_style())
@@ -311,14 +328,14 @@ class RunnerPanel:
 # %% ../nbs/07_colab.ipynb #5c0cafaa
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
-_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories precision memory_limit batch_size max_new_tokens judge_max_tokens '
+_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
           'output_dir drive run_button download_button status progress table speed cost radar heatmap out results box').split()
 
 @patch
 def _wire(self:RunnerPanel):
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
-    right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
+    right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.engine, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
                     self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
     self.results = W.VBox([self.table, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
@@ -404,13 +421,17 @@ def settings(self:RunnerPanel) -> dict:
     try: mem = float(mem) if mem else None
     except ValueError: mem = -1
     if mem is not None and mem <= 0: raise MTBenchError(f"memory limit {self.memory_limit.value!r}: give the GB the model may use, e.g. 13, or leave it empty")
+    engine = self.engine.value
+    if engine in ('llama.cpp', 'vllm') and not installed_engines()[engine]:
+        raise MTBenchError(f"engine {engine} is not installed here: {_install_hint(engine)}; or choose transformers or auto")
     out = output_folder(self.output_dir.value, self.drive.value, self.colab)
     bench, own = self._bench(), self.benchmark.value == OWN_QUESTIONS
     return dict(models=models, judge=judge, judge_base_url=base, output_dir=str(out), data_dir=self.data_dir,
                 benchmark='mt-bench' if own else bench.name, question_file=self.questions.value.strip() if own else None,
                 max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
                 categories=list(self.categories.value) or None, memory_limit=mem, **precision_args(self.precision.value, self.gpu),
-                batch_size=bs, max_new_tokens=self.max_new_tokens.value, judge_max_tokens=jmax)
+                batch_size=bs, max_new_tokens=self.max_new_tokens.value, judge_max_tokens=jmax,
+                engine=engine, judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')
 
 # %% ../nbs/07_colab.ipynb #1c2f90bf
 STOP_HINT = ("to stop, interrupt the kernel (Colab: Runtime > Interrupt execution, or Ctrl+M I; Jupyter: the stop button): "
