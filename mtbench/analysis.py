@@ -12,11 +12,11 @@ from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
-__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments', 'load_judgments',
-           'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores', 'category_scores',
-           'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results', 'show_results', 'summarize',
-           'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures',
-           'write_report', 'show_cli']
+__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'PAIR_MODES', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments',
+           'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
+           'category_scores', 'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results',
+           'show_results', 'summarize', 'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed',
+           'plot_pairwise', 'save_figures', 'write_report', 'show_cli']
 
 # %% ../nbs/05_analysis.ipynb #362cfef9
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -198,6 +198,19 @@ def _pair_outcomes(d):
     two = pd.DataFrame(dict(model=d.model_2, question_id=d.question_id, win=w2.astype(int), loss=w1.astype(int), tie=tie.astype(int)))
     return pd.concat([one, two], ignore_index=True)
 
+# %% ../nbs/05_analysis.ipynb #2f830671
+PAIR_MODES = ['pairwise-baseline', 'pairwise', 'pairwise-all'] # pairwise is FastChat's short name of pairwise-baseline
+
+def _baseline(d, baseline, mode):
+    "The baseline of pair lines `d`: the one given, else model_2 when it is the same on every line (needed in pairwise-baseline mode)."
+    if mode not in (None, *PAIR_MODES): raise MTBenchError(f"unknown pairwise mode {mode!r}: use {', '.join(PAIR_MODES)}")
+    if mode == 'pairwise-all' and baseline: raise MTBenchError("--mode pairwise-all counts every pair, with no baseline: drop --baseline")
+    if mode == 'pairwise-all': return None
+    base = baseline or (d.model_2.iloc[0] if len(d) and d.model_2.nunique() == 1 else None)
+    if mode in ('pairwise', 'pairwise-baseline') and not base:
+        raise MTBenchError("--mode pairwise-baseline: the pair lines have several model_2s; give the baseline with --baseline")
+    return base
+
 # %% ../nbs/05_analysis.ipynb #fe75b13b
 def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
                    baseline:str|None=None, # the baseline model; default: model_2 when it is the same on every line, else all pairs
@@ -205,6 +218,7 @@ def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
                    dedupe:bool=False, # keep only the last line per key (FastChat keeps all)
                    n_boot:int=1000, # bootstrap resamples for the interval of the adjusted win rate
                    seed:int=0, # bootstrap seed
+                   mode:str|None=None, # pairwise-all (every model a row), pairwise-baseline (or FastChat's pairwise), or None: found from the file
                   ):
     "Win/loss/tie and win rates per judge and model: FastChat's show_result, pairwise modes."
     import pandas as pd
@@ -215,7 +229,7 @@ def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
     out = []
     for judge, d in df.groupby('judge', sort=False):
         err = d.error.astype(bool)
-        base = baseline or (d[~err].model_2.iloc[0] if (~err).any() and d[~err].model_2.nunique() == 1 else None)
+        base = _baseline(d[~err], baseline, mode)
         keep = pd.Series(True, index=d.index)
         if model_list: keep &= d.model_1.isin(model_list)
         if base: keep &= (d.model_1 == base) | (d.model_2 == base)
@@ -367,6 +381,7 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                  seed:int=0, # bootstrap seed
                  benchmark=None, # the benchmark (a name or `Benchmark`) the judgments are of: categories, abilities, turns (default MT-bench)
                  data_dir=None, # where the benchmark's data lives, if it must read it for its categories
+                 mode:str|None=None, # pairwise: pairwise-all, pairwise-baseline (or pairwise), or None: found from the file
                 ) -> Results:
     "Scores, category scores, pairwise rates, speed and judge cost of a run or a judgment file."
     js, bench = load_judgments(output_dir, judgment_file, judge), get_benchmark(benchmark)
@@ -376,10 +391,10 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     abilities = ability_scores(js['single'], lab['abilities'], model_list, dedupe) if lab['abilities'] and len(js['single']) else None
     if bench.aggregate is not None and len(js['single']):
         overall, categories, abilities, notes = _aggregated(bench, js['single'], lab, model_list, dedupe, overall, categories, abilities)
-    pairwise = pairwise_rates(js['pair'], baseline, model_list, dedupe, n_boot, seed)
+    pairwise = pairwise_rates(js['pair'], baseline, model_list, dedupe, n_boot, seed, mode)
     files = sorted({f for d in js.values() if len(d) for f in d.file})
     params = dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(judgment_file) if judgment_file else None,
-                  judge=judge, model_list=model_list, baseline=baseline, dedupe=dedupe, n_boot=n_boot, seed=seed)
+                  judge=judge, model_list=model_list, baseline=baseline, mode=mode, dedupe=dedupe, n_boot=n_boot, seed=seed)
     return Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
                    files, notes + _notes(js, scores, pairwise, dedupe), params, abilities, bench.name, bench.title)
 
@@ -723,9 +738,10 @@ def write_report(output_dir, # the run folder; the report goes to its results/
                  plots:bool=True, # also draw the PNG figures
                  benchmark=None, # the benchmark (a name or `Benchmark`) the run is of (default MT-bench)
                  data_dir=None, # where the benchmark's data lives, if it must read it
+                 mode:str|None=None, # pairwise: pairwise-all, pairwise-baseline (or pairwise), or None: found from the file
                 ) -> dict:
     "Write results/summary.json, scores.csv, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
-    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark, data_dir)
+    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark, data_dir, mode)
     out = Path(output_dir)/'results'; out.mkdir(parents=True, exist_ok=True)
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
@@ -751,13 +767,16 @@ def show_cli(output_dir:str|None=None, # a run folder (reads model_judgment/ and
              benchmark:str='mt-bench', # the benchmark: mt-bench (files in OUTPUT/), or another registered one (in OUTPUT/NAME/)
              questions:str|None=None, # your own questions instead (a .jsonl or .yaml suite): files in OUTPUT/NAME/, its categories and abilities
              data_dir:str|None=None, # where the benchmark's data lives (default: MTBENCH_DATA_DIR, else its cache)
+             mode:Param("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
+                        str, choices=['single', *PAIR_MODES])=None,
             ):
     "Print a benchmark's scores, win rates, speed and cost of a run folder or a judgment file."
     if report and not output_dir: raise MTBenchError("--report writes into a run folder: give --output-dir")
     if report and judgment_file: raise MTBenchError("--report reads the run folder's own judgments: drop --judgment-file")
-    bench = get_benchmark(benchmark, questions)
+    bench, pm = get_benchmark(benchmark, questions), None if mode == 'single' else mode
     if output_dir: output_dir = bench.folder(output_dir)
-    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark=bench, data_dir=data_dir)
-    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed, bench, data_dir))
+    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark=bench, data_dir=data_dir, mode=pm)
+    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed, bench, data_dir, pm))
+    if mode == 'single': summary['pairwise'] = [] # FastChat's show_result --mode single: the single tables only
     print(format_results(summary, format))
     if report and format == 'table': print(f"\nreport: {summary['paths']['report']}")

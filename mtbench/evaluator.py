@@ -12,7 +12,8 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
                           hold_folder, StorageError, storage_error, STORAGE_ERRNOS)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli', 'main', 'console']
+__all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli',
+           'main', 'console']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -272,7 +273,8 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
         self._timing['total'] = round(time.monotonic()-t0, 3)
         pr.step("report")
         summary = write_report(self.run_dir, judge=self.judge_name, model_list=answered or None,
-                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir)
+                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir,
+                               mode=None if self.mode == 'single' else self.mode)
     except KeyboardInterrupt:
         if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
         self._write_manifest('interrupted'); raise
@@ -299,7 +301,7 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             max_questions:int|None=None, # at most this many questions, spread over the categories
             categories:Param('only these categories', str, nargs='+')=None,
             question_ids:Param('only these question ids', int, nargs='+')=None,
-            mode:Param('single, pairwise-baseline or pairwise-all', str, choices=['single', 'pairwise-baseline', 'pairwise-all'])='single',
+            mode:Param('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str, choices=['single', 'pairwise-baseline', 'pairwise-all'])='single',
             baseline:str|None=None, # baseline model of pairwise-baseline (default gpt-3.5-turbo)
             batch_size:str='auto', # questions generated at once, or auto
             max_new_tokens:int=1024, # new tokens per answer
@@ -330,7 +332,7 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
     flags['question_file'] = flags.pop('questions')
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
     ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
-    res = ev.run(command=' '.join(['mtbench', 'run'] + sys.argv[2:]) if sys.argv[1:2] == ['run'] else None)
+    res = ev.run(command=' '.join(['mtbench', *sys.argv[1:]]) if Path(sys.argv[0]).name in ('mtbench', '__main__.py') else None)
     print(res)
     if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(models)} models failed: " +
                                         '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
@@ -358,7 +360,31 @@ def _usage():
     w = max(map(len, COMMANDS))
     cmds = '\n'.join(f"  {k:<{w}}  {v[1]}" for k,v in COMMANDS.items())
     return (f"usage: mtbench COMMAND [options]   (mtbench COMMAND --help for its options)\n\n"
-            f"MT-bench with an LLM judge: answers, judgments, scores and plots.\n\ncommands:\n{cmds}\n")
+            f"MT-bench with an LLM judge: answers, judgments, scores and plots.\n\ncommands:\n{cmds}\n\n"
+            f"mtbench --models A B [options] is mtbench run; mtbench --list-models is mtbench models\n")
+
+# %% ../nbs/06_evaluator.ipynb #71be1843
+ALIASES = { # command: {parameter: its other flags}
+    'run': {'models': ['--model-path'], 'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'],
+            'max_new_tokens': ['--max-new-token'], 'baseline': ['--baseline-model']},
+    'answers': {'model': ['--model-path'], 'max_new_tokens': ['--max-new-token']},
+    'judge': {'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'], 'baseline': ['--baseline-model']},
+    'show': {'judge': ['--judge-model'], 'baseline': ['--baseline-model'], 'judgment_file': ['--input-file']},
+}
+VALUE_ALIASES = {'mode': {'pairwise': 'pairwise-baseline'}} # parameter: {other value: ours}
+
+# %% ../nbs/06_evaluator.ipynb #1554b3b2
+def _parser(name, func):
+    "The parser of command `name`, with its aliases added to the flags they stand for (so `--help` shows them together)."
+    p = cli_parser(func, prog=f'mtbench {name}')
+    for a in p._actions:
+        for al in ALIASES.get(name, {}).get(a.dest, []): a.option_strings.append(al); p._option_string_actions[al] = a
+        if a.choices and a.dest in VALUE_ALIASES: a.choices = [*a.choices, *(v for v in VALUE_ALIASES[a.dest] if v not in a.choices)]
+    return p
+
+def _unalias(kw:dict) -> dict:
+    "Parsed arguments with other names of values (`--mode pairwise`) turned into ours."
+    return {k: VALUE_ALIASES.get(k, {}).get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
 
 # %% ../nbs/06_evaluator.ipynb #a5c42532
 def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
@@ -368,15 +394,16 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
     if not argv or argv[0] in ('-h', '--help'): print(_usage()); return 0
     if argv[0] == '--version':
         from mtbench import __version__; print(f"mtbench {__version__}"); return 0
-    name, rest = argv[0], argv[1:]
+    if argv[0] == '--list-models': argv[0] = 'models'
+    name, rest = (argv[0], argv[1:]) if not argv[0].startswith('-') else ('run', argv) # mtbench --models A B: mtbench run
     if name not in COMMANDS:
         print(f"mtbench: error: unknown command {name!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr); return 2
     if not log.handlers:
         h = logging.StreamHandler(sys.stderr); h.setFormatter(logging.Formatter('mtbench: %(message)s'))
         log.addHandler(h); log.setLevel(logging.INFO)
     func = _command(name)
-    args = cli_parser(func, prog=f'mtbench {name}').parse_args(rest)
-    try: func(**vars(args))
+    args = _parser(name, func).parse_args(rest)
+    try: func(**_unalias(vars(args)))
     except MTBenchError as e:
         print(f"mtbench {name}: error: {e}", file=sys.stderr); return 1
     except OSError as e: # a write that no step turned into a StorageError (the report, say): still one line
