@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_evaluator.ipynb #43c8e569
 from __future__ import annotations
-import contextvars, importlib, inspect, json, logging, os, platform, sys, tempfile, threading, time
+import contextvars, difflib, importlib, inspect, json, logging, os, platform, re, sys, tempfile, threading, time
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from fastcore.script import Param
@@ -13,7 +13,7 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
 
 # %% auto #0
 __all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli',
-           'main', 'console']
+           'main', 'console', 'read_config', 'check_endpoints']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -49,6 +49,7 @@ class MTBenchEvaluator:
                  judge_engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
                  num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
                  concurrency:int=8, # requests in flight to --model-base-url
+                 endpoints:dict|None=None, # {model: {base_url, model (its served name), api_key_env}}: each model's own server (a --config's)
                 ):
         store_attr()
         self.models, self.output_dir = list(models), Path(output_dir)
@@ -96,7 +97,9 @@ def check_models(self:MTBenchEvaluator):
     "Stop, before anything is loaded, if a model or the local judge cannot be had (gated without access, offline and not cached)."
     from mtbench.models import check_models
     spec = self.judge_spec
-    check_models(([] if self.model_base_url else list(self.models)) + ([spec.model] if spec.local else []))
+    eps = {m: e for m, e in (self.endpoints or {}).items() if m in self.models}
+    check_models(([] if self.model_base_url else [m for m in self.models if m not in eps]) + ([spec.model] if spec.local else []))
+    if eps: check_endpoints(eps) # served elsewhere: each server must answer before anything is generated
 
 # %% ../nbs/06_evaluator.ipynb #b0d9b88b
 _VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
@@ -162,9 +165,10 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
     "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
     from mtbench.conversation import generate_answers
     from mtbench.memory import free_memory
-    t0 = time.monotonic()
+    t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
     try:
-        info = generate_answers(model, self.questions, self.run_dir, model_base_url=self.model_base_url, bench=self.bench,
+        info = generate_answers(ep['model'] if ep else model, self.questions, self.run_dir, model_base_url=ep['base_url'] if ep else self.model_base_url,
+                                model_id=model if ep else None, api_key_env=ep.get('api_key_env') if ep else None, bench=self.bench,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
                                 memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
                                 engine=self.engine, num_gpus=self.num_gpus, concurrency=self.concurrency,
@@ -294,7 +298,7 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
         return self._run(command, progress)
 
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
-def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders', str, nargs='+'),
+def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders (with --config: some of its models)', str, nargs='+')=None,
             judge:str|None=None, # judge: an OpenAI model, a served model (with --judge-base-url) or local:MODEL (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
             output_dir:str='mtbench_output', # the run folder
             data_dir:str|None=None, # folder with FastChat's layout (default: MTBENCH_DATA_DIR, else download)
@@ -326,15 +330,16 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
                                str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
             num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
             concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
+            config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
-    flags = dict(locals()) # the flags are MTBenchEvaluator's arguments, by name
+    flags = _with_config(dict(locals())) # the flags are MTBenchEvaluator's arguments, by name
     flags['question_file'] = flags.pop('questions')
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
     ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
     res = ev.run(command=' '.join(['mtbench', *sys.argv[1:]]) if Path(sys.argv[0]).name in ('mtbench', '__main__.py') else None)
     print(res)
-    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(models)} models failed: " +
+    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(ev.models)} models failed: " +
                                         '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
 
 def _int_flag(v, flag):
@@ -417,3 +422,109 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
 def console():
     "Entry point of the `mtbench` script and `python -m mtbench`."
     sys.exit(main())
+
+# %% ../nbs/06_evaluator.ipynb #91ea1f74
+_MODEL_KEYS, _JUDGE_KEYS = ('name', 'base_url', 'model', 'api_key_env'), ('name', 'base_url', 'api_key_env')
+_NOT_SETTINGS = ('models', 'judge', 'judge_base_url', 'judge_api_key_env', 'model_base_url', 'config')
+
+def _unknown(path, node, allowed, what):
+    "Stop at the first key of the mapping `node` that is not `allowed`, naming its line."
+    from mtbench.benchmark import _fields, _line
+    for k, (kn, _) in _fields(node).items():
+        if k not in allowed: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {k!r} in {what}; use {', '.join(allowed)}")
+
+def _url(path, node, v, what):
+    from mtbench.benchmark import _line
+    if not v: raise MTBenchError(f"{path}:{_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
+    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{_line(node)}: {what}: base_url {v!r} is not an http(s) URL")
+    return str(v)
+
+# %% ../nbs/06_evaluator.ipynb #22689d04
+def _config_model(m, node, path, i):
+    "One entry of a config's `models`: (its name, its endpoint), checked."
+    from mtbench.benchmark import _line
+    if not isinstance(m, dict): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] is a mapping of {', '.join(_MODEL_KEYS)}")
+    _unknown(path, node, _MODEL_KEYS, f'models[{i}]')
+    if not m.get('name'): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] has no name: give the name its answers are filed under")
+    url = _url(path, node, m.get('base_url'), f"models[{i}] ({m['name']})")
+    return str(m['name']), dict(base_url=url, model=str(m.get('model') or m['name']), api_key_env=m.get('api_key_env'), where=f"{path}:{_line(node)}")
+
+# %% ../nbs/06_evaluator.ipynb #16e4d6d6
+_KIND = {int: 'a whole number', float: 'a number'}
+
+def _config_settings(path, node, s):
+    "A config's run settings, each checked as its `mtbench run` flag would be."
+    from mtbench.benchmark import _fields, _line
+    acts = {a.dest: a for a in _parser('run', run_cli)._actions if a.dest not in _NOT_SETTINGS + ('help',)}
+    if not isinstance(s, dict): raise MTBenchError(f"{path}:{_line(node)}: 'settings' is a mapping of mtbench run flags")
+    s = {str(k).replace('-', '_'): v for k, v in s.items()}
+    for k, (kn, _) in zip(s, _fields(node).values()):
+        if k not in acts: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {kn.value!r} in settings; settings are mtbench run's flags (mtbench run --help)"
+                                             + ''.join(f", e.g. {m}" for m in difflib.get_close_matches(k, acts, 1)))
+    for (k, v), (kn, _) in zip(s.items(), _fields(node).values()):
+        a, vs = acts[k], v if isinstance(v, list) else [v]
+        try: vs = [a.type(x) if a.type and x is not None else x for x in vs]
+        except (TypeError, ValueError): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
+        if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
+        s[k] = VALUE_ALIASES.get(k, {}).get(vs[0], vs[0]) if not isinstance(v, list) else vs
+    return s
+
+# %% ../nbs/06_evaluator.ipynb #642cdfc8
+def read_config(path:str|Path, # a YAML run config: models (name, base_url, model, api_key_env), judge (name, base_url, api_key_env), settings
+               ) -> dict:
+    "A run config's models, their endpoints, the judge and run settings, checked; a mistake names the file and line."
+    from mtbench.benchmark import _yaml, _fields, _line
+    path = Path(path)
+    if not path.is_file(): raise MTBenchError(f"{path}: no such file; --config takes a YAML file with models, judge and settings")
+    doc, node = _yaml(path)
+    if not isinstance(doc, dict): raise MTBenchError(f"{path}:1: a config is a mapping with models, judge and settings")
+    _unknown(path, node, ('models', 'judge', 'settings'), 'the config'); top = _fields(node)
+    if not (isinstance(doc.get('models'), list) and doc['models']):
+        raise MTBenchError(f"{path}:{_line(top['models'][1]) if 'models' in top else 1}: 'models' must be a list of {{name, base_url, model, api_key_env}}")
+    eps = [_config_model(m, n, path, i) for i, (m, n) in enumerate(zip(doc['models'], top['models'][1].value))]
+    if len(dict(eps)) < len(eps): raise MTBenchError(f"{path}: two models are named {next(n for n, _ in eps if [x for x, _ in eps].count(n) > 1)!r}; names must differ")
+    out = dict(models=[n for n, _ in eps], endpoints=dict(eps), settings=_config_settings(path, top['settings'][1], doc['settings']) if 'settings' in top else {})
+    if 'judge' in top: out['judge'] = _config_judge(path, top['judge'][1], doc['judge'])
+    return out
+
+# %% ../nbs/06_evaluator.ipynb #a4eb694f
+def _config_judge(path, node, j):
+    "A config's judge: its name (the model its server serves), base_url (none: OpenAI, or local:MODEL) and key variable."
+    from mtbench.benchmark import _line
+    if not (isinstance(j, dict) and j.get('name')): raise MTBenchError(f"{path}:{_line(node)}: 'judge' is a mapping with name (and base_url, api_key_env)")
+    _unknown(path, node, _JUDGE_KEYS, 'judge')
+    url = _url(path, node, j['base_url'], 'judge') if 'base_url' in j else None
+    return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{_line(node)}")
+
+# %% ../nbs/06_evaluator.ipynb #22174e37
+def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}
+                    timeout:float=10, # seconds each server has to answer
+                   ):
+    "Stop, before anything is generated, if a server does not answer, refuses its key, or its key variable is unset."
+    import urllib.request, urllib.error
+    for name, e in endpoints.items():
+        at, key = e.get('where') or name, e.get('api_key_env')
+        if key and not os.environ.get(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
+        req = urllib.request.Request(e['base_url'].rstrip('/') + '/models', headers={'Authorization': f'Bearer {os.environ[key]}'} if key else {})
+        try: urllib.request.urlopen(req, timeout=timeout).close()
+        except urllib.error.HTTPError as err:
+            if err.code in (401, 403): raise MTBenchError(f"{at}: {e['base_url']} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
+        except (urllib.error.URLError, OSError) as err:
+            raise MTBenchError(f"{at}: {name}'s server {e['base_url']} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url") from None
+
+# %% ../nbs/06_evaluator.ipynb #4cc23515
+def _with_config(flags:dict) -> dict:
+    "`run_cli`'s flags with those of its --config: the models and their endpoints, the judge, and settings the command line left at their default."
+    path, given = flags.pop('config'), flags['models']
+    if not path:
+        if not given: raise MTBenchError("give the models to evaluate (--models A B) or a run config (--config FILE)")
+        return flags
+    c, default = read_config(path), {k: p.default for k, p in inspect.signature(run_cli).parameters.items()}
+    miss = [m for m in given or [] if m not in c['endpoints']]
+    if miss: raise MTBenchError(f"{path}: no model named {miss[0]!r} (--models picks some of its models: {', '.join(c['models'])})")
+    flags.update({k: v for k, v in c['settings'].items() if flags[k] == default[k]})
+    j = c.get('judge')
+    if j and flags['judge'] is None: flags.update(judge=j['name'], judge_base_url=j['base_url'], judge_api_key_env=j['api_key_env'])
+    eps = {m: c['endpoints'][m] for m in given or c['models']}
+    check_endpoints({**eps, **({'the judge': j} if j and j['base_url'] and flags['judge_base_url'] == j['base_url'] else {})})
+    return {**flags, 'models': list(eps), 'endpoints': eps}
