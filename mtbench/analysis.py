@@ -31,7 +31,8 @@ def _judgment_row(r, kind, where):
                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
     if kind == 'single':
         return {**row, 'model': r['model'], 'score': r['score'], 'error': 'error' in r or r.get('judgment') == '$ERROR$',
-                'expected': _num(r.get('expected_score')), 'source': r.get('score_source'), 'rating_expected': _num(r.get('rating_expected'))}
+                'expected': _num(r.get('expected_score')), 'source': r.get('score_source'), 'rating_expected': _num(r.get('rating_expected')),
+                'scale': int((r.get('score_scale') or [1, 10])[-1])} # a rubric judge grades 1-5
     return {**row, 'model_1': r['model_1'], 'model_2': r['model_2'], 'g1_winner': r['g1_winner'], 'g2_winner': r['g2_winner'],
             'error': 'error' in (r['g1_winner'], r['g2_winner']), 'call_error': 'error' in r}
 
@@ -369,6 +370,16 @@ def _aggregated(bench, df, lab, model_list, dedupe, overall, categories, abiliti
     return (overall, agg.get('categories', categories), agg.get('abilities', abilities),
             [f"{bench.title}: {agg['note']}"] if agg.get('note') else [])
 
+# %% ../nbs/05_analysis.ipynb #6fbc87db
+def _scales(single) -> dict:
+    "{judge: the top of its score scale (10, or 5 for a rubric judge)}; a judge whose judgments mix scales is an error."
+    if not len(single) or 'scale' not in single: return {}
+    n = single.groupby('judge', sort=False).scale.agg(['min', 'max'])
+    mixed = n[n['min'] != n['max']]
+    if len(mixed): raise MTBenchError(f"judge {mixed.index[0]} has scores on a 1-{mixed['min'].iloc[0]} and a 1-{mixed['max'].iloc[0]} scale; "
+                                      "they cannot be averaged: keep one scale per judgment file")
+    return {j: int(v) for j, v in n['max'].items()}
+
 # %% ../nbs/05_analysis.ipynb #f4a1fcba
 def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and model_answer/*.jsonl
                  judgment_file=None, # one judgment file instead (ours or FastChat's, single or pair)
@@ -395,8 +406,10 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     files = sorted({f for d in js.values() if len(d) for f in d.file})
     params = dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(judgment_file) if judgment_file else None,
                   judge=judge, model_list=model_list, baseline=baseline, mode=mode, dedupe=dedupe, n_boot=n_boot, seed=seed)
-    return Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
+    res = Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
                    files, notes + _notes(js, scores, pairwise, dedupe), params, abilities, bench.name, bench.title)
+    res.scales = _scales(js['single'])
+    return res
 
 # %% ../nbs/05_analysis.ipynb #9dab0868
 def _py(v):
@@ -416,6 +429,7 @@ def summarize(res:Results, # what `show_results` returned
                 pairwise=_records(res.pairwise), speed=_records(res.speed), judge_cost=_records(res.judge_cost), notes=res.notes)
     if res.benchmark != MT_BENCH.name: d['benchmark'] = dict(name=res.benchmark, title=res.title)
     if len(res.abilities): d['abilities'] = _records(res.abilities)
+    if any(v != 10 for v in getattr(res, 'scales', {}).values()): d['scales'] = res.scales # only where a judge is not 1-10
     return d
 
 # %% ../nbs/05_analysis.ipynb #b34b4a0a
@@ -480,7 +494,9 @@ def _sections(summary, markdown=False):
     cats, abil = _by_judge(summary['categories']), _by_judge(summary.get('abilities', []))
     for judge, rows in _by_judge(summary['overall']).items():
         cols = _overall_cols(rows) + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
-        out.append((f"Single-answer grading, judge {judge}: mean score (1-10), failed judgments left out{_mark(judge)}", t(rows, cols)))
+        top = summary.get('scales', {}).get(judge, 10)
+        out.append((f"Single-answer grading, judge {judge}: mean score (1-{top}" + (", a rubric: not comparable with 1-10 scores" if top != 10 else '')
+                    + f"), failed judgments left out{_mark(judge)}", t(rows, cols)))
         turns = 'both turns' if len(_turn_keys(rows)) == 2 else 'all turns'
         if cats.get(judge): out.append((f"By category, judge {judge}: mean of {turns}{_mark(judge)}", t(cats[judge], _category_cols(cats[judge]))))
         if abil.get(judge): out.append((f"By ability, judge {judge}: mean of {turns}{_mark(judge)}", t(abil[judge], _category_cols(abil[judge]))))

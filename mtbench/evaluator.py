@@ -49,6 +49,7 @@ class MTBenchEvaluator:
                  judge_engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
                  num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
                  concurrency:int=8, # requests in flight to --model-base-url
+                 judge_rubric:str|None=None, # grade 1-5 by a rubric (a YAML file, or helpfulness); prometheus:MODEL judges use Prometheus 2's template
                  endpoints:dict|None=None, # {model: {base_url, model (its served name), api_key_env}}: each model's own server (a --config's)
                 ):
         store_attr()
@@ -82,8 +83,8 @@ def questions(self:MTBenchEvaluator):
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    return _memo(self, '_judge_spec', resolve_judge, self.judge, self.judge_base_url, self.judge_api_key_env,
-                 self.judge_max_tokens, self.score_mode)
+    return _memo(self, '_judge_spec', lambda *a: resolve_judge(*a[:-1], rubric=a[-1]), self.judge, self.judge_base_url, self.judge_api_key_env,
+                 self.judge_max_tokens, self.score_mode, self.judge_rubric)
 
 @patch(as_prop=True)
 def judge_name(self:MTBenchEvaluator):
@@ -194,7 +195,7 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                             api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
                             concurrency=eng.concurrency if eng else self.judge_concurrency, max_tokens=self.judge_max_tokens,
                             score_mode=self.score_mode, data_dir=self.data_dir, prices=(0.0, 0.0) if eng else None,
-                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')))
+                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')), rubric=self.judge_rubric)
     self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
     return res
 
@@ -330,6 +331,7 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
                                str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
             num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
             concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
+            judge_rubric:str|None=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
