@@ -380,6 +380,34 @@ def _scales(single) -> dict:
                                       "they cannot be averaged: keep one scale per judgment file")
     return {j: int(v) for j, v in n['max'].items()}
 
+# %% ../nbs/05_analysis.ipynb #653b8b8a
+def _protocol_note(output_dir) -> list:
+    "A note when run.json says the answers were asked off the official protocol (a system prompt, one temperature)."
+    f = Path(output_dir)/'run.json' if output_dir else None
+    try: s = json.loads(f.read_text()).get('settings', {}) if f and f.exists() else {}
+    except (OSError, ValueError): return []
+    sp, t = s.get('system_prompt'), s.get('temperature')
+    if sp is None and t is None: return []
+    what = ([f"system prompt {sp!r}"] if sp is not None else []) + ([f"temperature {t:g} for every question"] if t is not None else [])
+    return [f"off-protocol: answers asked with {' and '.join(what)} (MT-bench: no system prompt, FastChat's temperature per category); "
+            "not comparable with published scores; their models are named with the tag (+sys-…, +t…)"]
+
+# %% ../nbs/05_analysis.ipynb #f8ff0324
+def _thinking_notes(output_dir, model_list=None) -> list:
+    "Per model whose answers thought (<think>...</think>): how many, and how many kept the expected format (thinking closed, then an answer)."
+    notes = []
+    for f in sorted((Path(output_dir)/'model_answer').glob('*.jsonl')) if output_dir else []:
+        if model_list and f.stem not in model_list: continue
+        raws = [r for a in RecordFile(f, Answer).load().values() for ch in a.extra.get('raw_turns') or [] for r in ch if r]
+        thought = [r for r in raws if '<think>' in r]
+        if not thought: continue
+        ok = sum('</think>' in r and r.split('</think>')[-1].strip() != '' for r in thought)
+        notes.append(f"{f.stem}: {len(thought)} answer turn(s) thought (<think>...</think>, stripped before judging); {ok} kept the expected format, "
+                     f"{len(thought) - ok} did not (ran out of tokens while thinking, or answered nothing after it)")
+    return notes
+
+def _run_notes(output_dir, model_list=None) -> list: return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list)
+
 # %% ../nbs/05_analysis.ipynb #f4a1fcba
 def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and model_answer/*.jsonl
                  judgment_file=None, # one judgment file instead (ours or FastChat's, single or pair)
@@ -407,7 +435,7 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     params = dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(judgment_file) if judgment_file else None,
                   judge=judge, model_list=model_list, baseline=baseline, mode=mode, dedupe=dedupe, n_boot=n_boot, seed=seed)
     res = Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
-                   files, notes + _notes(js, scores, pairwise, dedupe), params, abilities, bench.name, bench.title)
+                   files, notes + _notes(js, scores, pairwise, dedupe) + _run_notes(output_dir, model_list), params, abilities, bench.name, bench.title)
     res.scales = _scales(js['single'])
     return res
 

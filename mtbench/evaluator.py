@@ -12,8 +12,8 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
                           hold_folder, StorageError, storage_error, STORAGE_ERRNOS)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli',
-           'main', 'console', 'read_config', 'check_endpoints']
+__all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'off_protocol_tag',
+           'EvalResults', 'run_cli', 'main', 'console', 'read_config', 'check_endpoints']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -50,6 +50,8 @@ class MTBenchEvaluator:
                  num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
                  concurrency:int=8, # requests in flight to --model-base-url
                  judge_rubric:str|None=None, # grade 1-5 by a rubric (a YAML file, or helpfulness); prometheus:MODEL judges use Prometheus 2's template
+                 system_prompt:str|None=None, # off-protocol: a system prompt for every question (None: none, as FastChat)
+                 temperature:float|None=None, # off-protocol: one temperature for every question (None: FastChat's per category)
                  endpoints:dict|None=None, # {model: {base_url, model (its served name), api_key_env}}: each model's own server (a --config's)
                 ):
         store_attr()
@@ -159,6 +161,40 @@ class Progress:
 
 MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
 
+# %% ../nbs/06_evaluator.ipynb #e6bab6e3
+class _OffProtocol:
+    "A benchmark asked with your own system prompt and/or one temperature for every question."
+    def __init__(self, bench, system_prompt=None, temperature=None): self._bench, self.system_prompt, self.temp = bench, system_prompt, temperature
+    def __getattr__(self, k): return getattr(self._bench, k)
+    def temperature(self, q): return self._bench.temperature(q) if self.temp is None else self.temp
+    def messages(self, q, turn, answers=()):
+        m = self._bench.messages(q, turn, answers)
+        return m if self.system_prompt is None else [{'role': 'system', 'content': self.system_prompt}, *(x for x in m if x['role'] != 'system')]
+
+def off_protocol_tag(system_prompt:str|None, temperature:float|None) -> str:
+    "The tag off-protocol answers are filed under: +sys-HASH (the system prompt's), +tT (the temperature)."
+    import hashlib
+    return ((f"+sys-{hashlib.blake2b(system_prompt.encode(), digest_size=3).hexdigest()}" if system_prompt is not None else '')
+            + (f"+t{temperature:g}" if temperature is not None else ''))
+
+# %% ../nbs/06_evaluator.ipynb #a067a739
+@patch(as_prop=True)
+def gen_bench(self:MTBenchEvaluator):
+    "The benchmark as the models are asked: itself, or with the system prompt and temperature overrides (checked)."
+    if self.temperature is not None and not (isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2):
+        raise MTBenchError(f"--temperature {self.temperature}: use a number from 0 (greedy) to 2")
+    if self.system_prompt is not None and not str(self.system_prompt).strip():
+        raise MTBenchError("--system-prompt is empty: give its text, or leave the flag out (no system prompt, as FastChat)")
+    if self.system_prompt is None and self.temperature is None: return self.bench
+    return _OffProtocol(self.bench, self.system_prompt, self.temperature)
+
+@patch
+def model_id(self:MTBenchEvaluator, model:str) -> str|None:
+    "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag."
+    tag, ep = off_protocol_tag(self.system_prompt, self.temperature), (self.endpoints or {}).get(model)
+    if not tag: return model if ep else None
+    return re.sub(r'[^A-Za-z0-9._-]+', '_', model if ep else Path(str(model).rstrip('/')).name.removesuffix('.gguf')) + tag
+
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
 @patch
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
@@ -169,7 +205,7 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
     t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
     try:
         info = generate_answers(ep['model'] if ep else model, self.questions, self.run_dir, model_base_url=ep['base_url'] if ep else self.model_base_url,
-                                model_id=model if ep else None, api_key_env=ep.get('api_key_env') if ep else None, bench=self.bench,
+                                model_id=self.model_id(model), api_key_env=ep.get('api_key_env') if ep else None, bench=self.gen_bench,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
                                 memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
                                 engine=self.engine, num_gpus=self.num_gpus, concurrency=self.concurrency,
@@ -242,7 +278,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
     t0 = time.monotonic()
-    spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    spec, qs, _ = self.judge_spec, self.questions, self.gen_bench # check the judge, the selection and the overrides before loading anything
     self.check_models() # and that every model can be had
     self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}
@@ -332,6 +368,8 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
             concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
             judge_rubric:str|None=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
+            system_prompt:str|None=None, # off-protocol: a system prompt for every question (default none, as FastChat); answers filed as MODEL+sys-HASH
+            temperature:float|None=None, # off-protocol: one temperature for every question (default FastChat's per category); answers filed as MODEL+tT
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
