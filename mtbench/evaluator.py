@@ -13,7 +13,7 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
 
 # %% auto #0
 __all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'off_protocol_tag',
-           'EvalResults', 'run_cli', 'main', 'console', 'read_config', 'check_endpoints']
+           'EvalResults', 'log_wandb', 'run_cli', 'main', 'console', 'read_config', 'check_endpoints']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -52,6 +52,7 @@ class MTBenchEvaluator:
                  judge_rubric:str|None=None, # grade 1-5 by a rubric (a YAML file, or helpfulness); prometheus:MODEL judges use Prometheus 2's template
                  system_prompt:str|None=None, # off-protocol: a system prompt for every question (None: none, as FastChat)
                  temperature:float|None=None, # off-protocol: one temperature for every question (None: FastChat's per category)
+                 wandb:str|None=None, # a Weights & Biases project: log settings, scores, tables and plots there at the end
                  endpoints:dict|None=None, # {model: {base_url, model (its served name), api_key_env}}: each model's own server (a --config's)
                 ):
         store_attr()
@@ -279,6 +280,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     from mtbench.analysis import write_report
     t0 = time.monotonic()
     spec, qs, _ = self.judge_spec, self.questions, self.gen_bench # check the judge, the selection and the overrides before loading anything
+    if self.wandb: _wandb_check(self.wandb)
     self.check_models() # and that every model can be had
     self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}
@@ -316,6 +318,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
         summary = write_report(self.run_dir, judge=self.judge_name, model_list=answered or None,
                                baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir,
                                mode=None if self.mode == 'single' else self.mode)
+        if self.wandb: pr.step(f"Weights & Biases: {log_wandb(self.wandb, summary, self.settings(), self.run_dir)}")
     except KeyboardInterrupt:
         if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
         self._write_manifest('interrupted'); raise
@@ -333,6 +336,35 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
     "Answers, judgments and the report for every model; continues a run that was stopped. One run per output folder at a time."
     with hold_folder(self.run_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
         return self._run(command, progress)
+
+# %% ../nbs/06_evaluator.ipynb #329c5d54
+def _wandb_check(project:str):
+    "Stop before anything runs if wandb is missing or the project name is one W&B refuses."
+    if importlib.util.find_spec('wandb') is None: raise MTBenchError("--wandb needs the wandb package: pip install 'mtbench[wandb]' (or wandb)")
+    bad = set(project) & set('/\\#?%:') or not project.strip() or len(project) > 128
+    if bad: raise MTBenchError(f"--wandb {project!r}: a project name is up to 128 characters, without / \\ # ? % :")
+
+def _wandb_summary(summary:dict) -> dict:
+    "The scores for a W&B run's summary: JUDGE/MODEL/average and JUDGE/MODEL/turn_N, and adjusted win rates."
+    out = {f"{o['judge']}/{o['model']}/{k}": o[k] for o in summary['overall'] for k in o if (k == 'average' or k.startswith('turn_')) and o[k] is not None}
+    return out | {f"{p['judge']}/{p['model']}/win_rate_adjusted": p['win_rate_adjusted'] for p in summary['pairwise']}
+
+# %% ../nbs/06_evaluator.ipynb #263fc516
+def log_wandb(project:str, # the W&B project
+              summary:dict, # what `write_report` returned
+              settings:dict|None=None, # the run's settings, as its config
+              folder:str|Path|None=None, # where wandb keeps its files (its offline runs)
+             ) -> str:
+    "Log a run's settings, per-model scores, tables and plots to Weights & Biases; returns where the W&B run is."
+    _wandb_check(project)
+    import wandb, pandas as pd
+    run = wandb.init(project=project, config=settings or {}, dir=str(folder) if folder else None, job_type='mtbench')
+    run.summary.update(_wandb_summary(summary))
+    tables = {k: wandb.Table(dataframe=pd.DataFrame(summary[k])) for k in ('overall', 'categories', 'pairwise', 'speed') if summary.get(k)}
+    run.log({**tables, **{f"plots/{Path(f).stem}": wandb.Image(str(f)) for f in summary.get('paths', {}).get('figures', [])}})
+    where = run.url or run.dir
+    run.finish()
+    return where
 
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
 def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders (with --config: some of its models)', str, nargs='+')=None,
@@ -370,6 +402,7 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             judge_rubric:str|None=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
             system_prompt:str|None=None, # off-protocol: a system prompt for every question (default none, as FastChat); answers filed as MODEL+sys-HASH
             temperature:float|None=None, # off-protocol: one temperature for every question (default FastChat's per category); answers filed as MODEL+tT
+            wandb:str|None=None, # a Weights & Biases project: log settings, per-model scores, tables and plots (pip install 'mtbench[wandb]')
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
