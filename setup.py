@@ -37,7 +37,7 @@ setuptools.setup(
     install_requires = requirements,
     extras_require = {'dev': reqs('dev_requirements'), 'gpu': reqs('gpu_requirements'),
                       'flash': reqs('flash_requirements'), 'llamacpp': reqs('llamacpp_requirements'),
-                      'vllm': reqs('vllm_requirements')},
+                      'vllm': reqs('vllm_requirements'), 'wandb': reqs('wandb_requirements')},
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

@@ -12,11 +12,11 @@ from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
-__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments', 'load_judgments',
-           'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores', 'category_scores',
-           'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results', 'show_results', 'summarize',
-           'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures',
-           'write_report', 'show_cli']
+__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'PAIR_MODES', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments',
+           'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
+           'category_scores', 'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results',
+           'show_results', 'summarize', 'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed',
+           'plot_pairwise', 'save_figures', 'write_report', 'show_cli']
 
 # %% ../nbs/05_analysis.ipynb #362cfef9
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -31,7 +31,8 @@ def _judgment_row(r, kind, where):
                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
     if kind == 'single':
         return {**row, 'model': r['model'], 'score': r['score'], 'error': 'error' in r or r.get('judgment') == '$ERROR$',
-                'expected': _num(r.get('expected_score')), 'source': r.get('score_source'), 'rating_expected': _num(r.get('rating_expected'))}
+                'expected': _num(r.get('expected_score')), 'source': r.get('score_source'), 'rating_expected': _num(r.get('rating_expected')),
+                'scale': int((r.get('score_scale') or [1, 10])[-1])} # a rubric judge grades 1-5
     return {**row, 'model_1': r['model_1'], 'model_2': r['model_2'], 'g1_winner': r['g1_winner'], 'g2_winner': r['g2_winner'],
             'error': 'error' in (r['g1_winner'], r['g2_winner']), 'call_error': 'error' in r}
 
@@ -198,6 +199,19 @@ def _pair_outcomes(d):
     two = pd.DataFrame(dict(model=d.model_2, question_id=d.question_id, win=w2.astype(int), loss=w1.astype(int), tie=tie.astype(int)))
     return pd.concat([one, two], ignore_index=True)
 
+# %% ../nbs/05_analysis.ipynb #2f830671
+PAIR_MODES = ['pairwise-baseline', 'pairwise', 'pairwise-all'] # pairwise is FastChat's short name of pairwise-baseline
+
+def _baseline(d, baseline, mode):
+    "The baseline of pair lines `d`: the one given, else model_2 when it is the same on every line (needed in pairwise-baseline mode)."
+    if mode not in (None, *PAIR_MODES): raise MTBenchError(f"unknown pairwise mode {mode!r}: use {', '.join(PAIR_MODES)}")
+    if mode == 'pairwise-all' and baseline: raise MTBenchError("--mode pairwise-all counts every pair, with no baseline: drop --baseline")
+    if mode == 'pairwise-all': return None
+    base = baseline or (d.model_2.iloc[0] if len(d) and d.model_2.nunique() == 1 else None)
+    if mode in ('pairwise', 'pairwise-baseline') and not base:
+        raise MTBenchError("--mode pairwise-baseline: the pair lines have several model_2s; give the baseline with --baseline")
+    return base
+
 # %% ../nbs/05_analysis.ipynb #fe75b13b
 def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
                    baseline:str|None=None, # the baseline model; default: model_2 when it is the same on every line, else all pairs
@@ -205,6 +219,7 @@ def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
                    dedupe:bool=False, # keep only the last line per key (FastChat keeps all)
                    n_boot:int=1000, # bootstrap resamples for the interval of the adjusted win rate
                    seed:int=0, # bootstrap seed
+                   mode:str|None=None, # pairwise-all (every model a row), pairwise-baseline (or FastChat's pairwise), or None: found from the file
                   ):
     "Win/loss/tie and win rates per judge and model: FastChat's show_result, pairwise modes."
     import pandas as pd
@@ -215,7 +230,7 @@ def pairwise_rates(df, # pair judgments, as `load_judgments` returns them
     out = []
     for judge, d in df.groupby('judge', sort=False):
         err = d.error.astype(bool)
-        base = baseline or (d[~err].model_2.iloc[0] if (~err).any() and d[~err].model_2.nunique() == 1 else None)
+        base = _baseline(d[~err], baseline, mode)
         keep = pd.Series(True, index=d.index)
         if model_list: keep &= d.model_1.isin(model_list)
         if base: keep &= (d.model_1 == base) | (d.model_2 == base)
@@ -355,6 +370,44 @@ def _aggregated(bench, df, lab, model_list, dedupe, overall, categories, abiliti
     return (overall, agg.get('categories', categories), agg.get('abilities', abilities),
             [f"{bench.title}: {agg['note']}"] if agg.get('note') else [])
 
+# %% ../nbs/05_analysis.ipynb #6fbc87db
+def _scales(single) -> dict:
+    "{judge: the top of its score scale (10, or 5 for a rubric judge)}; a judge whose judgments mix scales is an error."
+    if not len(single) or 'scale' not in single: return {}
+    n = single.groupby('judge', sort=False).scale.agg(['min', 'max'])
+    mixed = n[n['min'] != n['max']]
+    if len(mixed): raise MTBenchError(f"judge {mixed.index[0]} has scores on a 1-{mixed['min'].iloc[0]} and a 1-{mixed['max'].iloc[0]} scale; "
+                                      "they cannot be averaged: keep one scale per judgment file")
+    return {j: int(v) for j, v in n['max'].items()}
+
+# %% ../nbs/05_analysis.ipynb #653b8b8a
+def _protocol_note(output_dir) -> list:
+    "A note when run.json says the answers were asked off the official protocol (a system prompt, one temperature)."
+    f = Path(output_dir)/'run.json' if output_dir else None
+    try: s = json.loads(f.read_text()).get('settings', {}) if f and f.exists() else {}
+    except (OSError, ValueError): return []
+    sp, t = s.get('system_prompt'), s.get('temperature')
+    if sp is None and t is None: return []
+    what = ([f"system prompt {sp!r}"] if sp is not None else []) + ([f"temperature {t:g} for every question"] if t is not None else [])
+    return [f"off-protocol: answers asked with {' and '.join(what)} (MT-bench: no system prompt, FastChat's temperature per category); "
+            "not comparable with published scores; their models are named with the tag (+sys-…, +t…)"]
+
+# %% ../nbs/05_analysis.ipynb #f8ff0324
+def _thinking_notes(output_dir, model_list=None) -> list:
+    "Per model whose answers thought (<think>...</think>): how many, and how many kept the expected format (thinking closed, then an answer)."
+    notes = []
+    for f in sorted((Path(output_dir)/'model_answer').glob('*.jsonl')) if output_dir else []:
+        if model_list and f.stem not in model_list: continue
+        raws = [r for a in RecordFile(f, Answer).load().values() for ch in a.extra.get('raw_turns') or [] for r in ch if r]
+        thought = [r for r in raws if '<think>' in r]
+        if not thought: continue
+        ok = sum('</think>' in r and r.split('</think>')[-1].strip() != '' for r in thought)
+        notes.append(f"{f.stem}: {len(thought)} answer turn(s) thought (<think>...</think>, stripped before judging); {ok} kept the expected format, "
+                     f"{len(thought) - ok} did not (ran out of tokens while thinking, or answered nothing after it)")
+    return notes
+
+def _run_notes(output_dir, model_list=None) -> list: return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list)
+
 # %% ../nbs/05_analysis.ipynb #f4a1fcba
 def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and model_answer/*.jsonl
                  judgment_file=None, # one judgment file instead (ours or FastChat's, single or pair)
@@ -367,6 +420,7 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                  seed:int=0, # bootstrap seed
                  benchmark=None, # the benchmark (a name or `Benchmark`) the judgments are of: categories, abilities, turns (default MT-bench)
                  data_dir=None, # where the benchmark's data lives, if it must read it for its categories
+                 mode:str|None=None, # pairwise: pairwise-all, pairwise-baseline (or pairwise), or None: found from the file
                 ) -> Results:
     "Scores, category scores, pairwise rates, speed and judge cost of a run or a judgment file."
     js, bench = load_judgments(output_dir, judgment_file, judge), get_benchmark(benchmark)
@@ -376,12 +430,14 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     abilities = ability_scores(js['single'], lab['abilities'], model_list, dedupe) if lab['abilities'] and len(js['single']) else None
     if bench.aggregate is not None and len(js['single']):
         overall, categories, abilities, notes = _aggregated(bench, js['single'], lab, model_list, dedupe, overall, categories, abilities)
-    pairwise = pairwise_rates(js['pair'], baseline, model_list, dedupe, n_boot, seed)
+    pairwise = pairwise_rates(js['pair'], baseline, model_list, dedupe, n_boot, seed, mode)
     files = sorted({f for d in js.values() if len(d) for f in d.file})
     params = dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(judgment_file) if judgment_file else None,
-                  judge=judge, model_list=model_list, baseline=baseline, dedupe=dedupe, n_boot=n_boot, seed=seed)
-    return Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
-                   files, notes + _notes(js, scores, pairwise, dedupe), params, abilities, bench.name, bench.title)
+                  judge=judge, model_list=model_list, baseline=baseline, mode=mode, dedupe=dedupe, n_boot=n_boot, seed=seed)
+    res = Results(scores, overall, categories, pairwise, answer_stats(output_dir, model_list), judge_costs(js['single'], js['pair'], pairwise, model_list),
+                   files, notes + _notes(js, scores, pairwise, dedupe) + _run_notes(output_dir, model_list), params, abilities, bench.name, bench.title)
+    res.scales = _scales(js['single'])
+    return res
 
 # %% ../nbs/05_analysis.ipynb #9dab0868
 def _py(v):
@@ -401,6 +457,7 @@ def summarize(res:Results, # what `show_results` returned
                 pairwise=_records(res.pairwise), speed=_records(res.speed), judge_cost=_records(res.judge_cost), notes=res.notes)
     if res.benchmark != MT_BENCH.name: d['benchmark'] = dict(name=res.benchmark, title=res.title)
     if len(res.abilities): d['abilities'] = _records(res.abilities)
+    if any(v != 10 for v in getattr(res, 'scales', {}).values()): d['scales'] = res.scales # only where a judge is not 1-10
     return d
 
 # %% ../nbs/05_analysis.ipynb #b34b4a0a
@@ -465,7 +522,9 @@ def _sections(summary, markdown=False):
     cats, abil = _by_judge(summary['categories']), _by_judge(summary.get('abilities', []))
     for judge, rows in _by_judge(summary['overall']).items():
         cols = _overall_cols(rows) + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
-        out.append((f"Single-answer grading, judge {judge}: mean score (1-10), failed judgments left out{_mark(judge)}", t(rows, cols)))
+        top = summary.get('scales', {}).get(judge, 10)
+        out.append((f"Single-answer grading, judge {judge}: mean score (1-{top}" + (", a rubric: not comparable with 1-10 scores" if top != 10 else '')
+                    + f"), failed judgments left out{_mark(judge)}", t(rows, cols)))
         turns = 'both turns' if len(_turn_keys(rows)) == 2 else 'all turns'
         if cats.get(judge): out.append((f"By category, judge {judge}: mean of {turns}{_mark(judge)}", t(cats[judge], _category_cols(cats[judge]))))
         if abil.get(judge): out.append((f"By ability, judge {judge}: mean of {turns}{_mark(judge)}", t(abil[judge], _category_cols(abil[judge]))))
@@ -723,9 +782,10 @@ def write_report(output_dir, # the run folder; the report goes to its results/
                  plots:bool=True, # also draw the PNG figures
                  benchmark=None, # the benchmark (a name or `Benchmark`) the run is of (default MT-bench)
                  data_dir=None, # where the benchmark's data lives, if it must read it
+                 mode:str|None=None, # pairwise: pairwise-all, pairwise-baseline (or pairwise), or None: found from the file
                 ) -> dict:
     "Write results/summary.json, scores.csv, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
-    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark, data_dir)
+    res = show_results(output_dir, None, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark, data_dir, mode)
     out = Path(output_dir)/'results'; out.mkdir(parents=True, exist_ok=True)
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
@@ -751,13 +811,16 @@ def show_cli(output_dir:str|None=None, # a run folder (reads model_judgment/ and
              benchmark:str='mt-bench', # the benchmark: mt-bench (files in OUTPUT/), or another registered one (in OUTPUT/NAME/)
              questions:str|None=None, # your own questions instead (a .jsonl or .yaml suite): files in OUTPUT/NAME/, its categories and abilities
              data_dir:str|None=None, # where the benchmark's data lives (default: MTBENCH_DATA_DIR, else its cache)
+             mode:Param("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
+                        str, choices=['single', *PAIR_MODES])=None,
             ):
     "Print a benchmark's scores, win rates, speed and cost of a run folder or a judgment file."
     if report and not output_dir: raise MTBenchError("--report writes into a run folder: give --output-dir")
     if report and judgment_file: raise MTBenchError("--report reads the run folder's own judgments: drop --judgment-file")
-    bench = get_benchmark(benchmark, questions)
+    bench, pm = get_benchmark(benchmark, questions), None if mode == 'single' else mode
     if output_dir: output_dir = bench.folder(output_dir)
-    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark=bench, data_dir=data_dir)
-    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed, bench, data_dir))
+    if report: summary = write_report(output_dir, judge, model_list, baseline, question_file, dedupe, n_boot, seed, benchmark=bench, data_dir=data_dir, mode=pm)
+    else: summary = summarize(show_results(output_dir, judgment_file, judge, model_list, baseline, question_file, dedupe, n_boot, seed, bench, data_dir, pm))
+    if mode == 'single': summary['pairwise'] = [] # FastChat's show_result --mode single: the single tables only
     print(format_results(summary, format))
     if report and format == 'table': print(f"\nreport: {summary['paths']['report']}")

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_evaluator.ipynb #43c8e569
 from __future__ import annotations
-import contextvars, importlib, inspect, json, logging, os, platform, sys, tempfile, threading, time
+import contextvars, difflib, importlib, inspect, json, logging, os, platform, re, sys, tempfile, threading, time
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from fastcore.script import Param
@@ -12,7 +12,8 @@ from .data import (MTBenchError, cli_parser, log, load_questions, official_file,
                           hold_folder, StorageError, storage_error, STORAGE_ERRNOS)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'MTBenchEvaluator', 'library_versions', 'Progress', 'EvalResults', 'run_cli', 'main', 'console']
+__all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'MTBenchEvaluator', 'library_versions', 'Progress', 'off_protocol_tag',
+           'EvalResults', 'log_wandb', 'run_cli', 'main', 'console', 'read_config', 'check_endpoints']
 
 # %% ../nbs/06_evaluator.ipynb #f02747a7
 class MTBenchEvaluator:
@@ -48,6 +49,11 @@ class MTBenchEvaluator:
                  judge_engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
                  num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
                  concurrency:int=8, # requests in flight to --model-base-url
+                 judge_rubric:str|None=None, # grade 1-5 by a rubric (a YAML file, or helpfulness); prometheus:MODEL judges use Prometheus 2's template
+                 system_prompt:str|None=None, # off-protocol: a system prompt for every question (None: none, as FastChat)
+                 temperature:float|None=None, # off-protocol: one temperature for every question (None: FastChat's per category)
+                 wandb:str|None=None, # a Weights & Biases project: log settings, scores, tables and plots there at the end
+                 endpoints:dict|None=None, # {model: {base_url, model (its served name), api_key_env}}: each model's own server (a --config's)
                 ):
         store_attr()
         self.models, self.output_dir = list(models), Path(output_dir)
@@ -80,8 +86,8 @@ def questions(self:MTBenchEvaluator):
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    return _memo(self, '_judge_spec', resolve_judge, self.judge, self.judge_base_url, self.judge_api_key_env,
-                 self.judge_max_tokens, self.score_mode)
+    return _memo(self, '_judge_spec', lambda *a: resolve_judge(*a[:-1], rubric=a[-1]), self.judge, self.judge_base_url, self.judge_api_key_env,
+                 self.judge_max_tokens, self.score_mode, self.judge_rubric)
 
 @patch(as_prop=True)
 def judge_name(self:MTBenchEvaluator):
@@ -95,7 +101,9 @@ def check_models(self:MTBenchEvaluator):
     "Stop, before anything is loaded, if a model or the local judge cannot be had (gated without access, offline and not cached)."
     from mtbench.models import check_models
     spec = self.judge_spec
-    check_models(([] if self.model_base_url else list(self.models)) + ([spec.model] if spec.local else []))
+    eps = {m: e for m, e in (self.endpoints or {}).items() if m in self.models}
+    check_models(([] if self.model_base_url else [m for m in self.models if m not in eps]) + ([spec.model] if spec.local else []))
+    if eps: check_endpoints(eps) # served elsewhere: each server must answer before anything is generated
 
 # %% ../nbs/06_evaluator.ipynb #b0d9b88b
 _VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
@@ -154,6 +162,40 @@ class Progress:
 
 MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
 
+# %% ../nbs/06_evaluator.ipynb #e6bab6e3
+class _OffProtocol:
+    "A benchmark asked with your own system prompt and/or one temperature for every question."
+    def __init__(self, bench, system_prompt=None, temperature=None): self._bench, self.system_prompt, self.temp = bench, system_prompt, temperature
+    def __getattr__(self, k): return getattr(self._bench, k)
+    def temperature(self, q): return self._bench.temperature(q) if self.temp is None else self.temp
+    def messages(self, q, turn, answers=()):
+        m = self._bench.messages(q, turn, answers)
+        return m if self.system_prompt is None else [{'role': 'system', 'content': self.system_prompt}, *(x for x in m if x['role'] != 'system')]
+
+def off_protocol_tag(system_prompt:str|None, temperature:float|None) -> str:
+    "The tag off-protocol answers are filed under: +sys-HASH (the system prompt's), +tT (the temperature)."
+    import hashlib
+    return ((f"+sys-{hashlib.blake2b(system_prompt.encode(), digest_size=3).hexdigest()}" if system_prompt is not None else '')
+            + (f"+t{temperature:g}" if temperature is not None else ''))
+
+# %% ../nbs/06_evaluator.ipynb #a067a739
+@patch(as_prop=True)
+def gen_bench(self:MTBenchEvaluator):
+    "The benchmark as the models are asked: itself, or with the system prompt and temperature overrides (checked)."
+    if self.temperature is not None and not (isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2):
+        raise MTBenchError(f"--temperature {self.temperature}: use a number from 0 (greedy) to 2")
+    if self.system_prompt is not None and not str(self.system_prompt).strip():
+        raise MTBenchError("--system-prompt is empty: give its text, or leave the flag out (no system prompt, as FastChat)")
+    if self.system_prompt is None and self.temperature is None: return self.bench
+    return _OffProtocol(self.bench, self.system_prompt, self.temperature)
+
+@patch
+def model_id(self:MTBenchEvaluator, model:str) -> str|None:
+    "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag."
+    tag, ep = off_protocol_tag(self.system_prompt, self.temperature), (self.endpoints or {}).get(model)
+    if not tag: return model if ep else None
+    return re.sub(r'[^A-Za-z0-9._-]+', '_', model if ep else Path(str(model).rstrip('/')).name.removesuffix('.gguf')) + tag
+
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
 @patch
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
@@ -161,9 +203,10 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
     "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
     from mtbench.conversation import generate_answers
     from mtbench.memory import free_memory
-    t0 = time.monotonic()
+    t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
     try:
-        info = generate_answers(model, self.questions, self.run_dir, model_base_url=self.model_base_url, bench=self.bench,
+        info = generate_answers(ep['model'] if ep else model, self.questions, self.run_dir, model_base_url=ep['base_url'] if ep else self.model_base_url,
+                                model_id=self.model_id(model), api_key_env=ep.get('api_key_env') if ep else None, bench=self.gen_bench,
                                 num_choices=self.num_choices, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size,
                                 memory_limit=self.memory_limit, dtype=self.dtype, quantization=self.quantization,
                                 engine=self.engine, num_gpus=self.num_gpus, concurrency=self.concurrency,
@@ -187,7 +230,7 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
         res = judge_answers(self.run_dir, models, **{**asked, **served}, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
                             baseline=self.baseline or 'gpt-3.5-turbo', api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
                             max_tokens=self.judge_max_tokens, score_mode=self.score_mode, data_dir=self.data_dir,
-                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')))
+                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')), rubric=self.judge_rubric)
     self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
     return res
 
@@ -234,8 +277,9 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
     t0 = time.monotonic()
-    spec, qs = self.judge_spec, self.questions # check the judge and the selection before loading anything
+    spec, qs, _ = self.judge_spec, self.questions, self.gen_bench # check the judge, the selection and the overrides before loading anything
     self.bench.check_mode(self.mode) # and that the benchmark has prompts for the mode
+    if self.wandb: _wandb_check(self.wandb)
     self.check_models() # and that every model can be had
     self._progress = pr = progress or Progress()
     self._models, self._failures, self._timing = {}, {}, {}
@@ -271,7 +315,9 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
         self._timing['total'] = round(time.monotonic()-t0, 3)
         pr.step("report")
         summary = write_report(self.run_dir, judge=self.judge_name, model_list=answered or None,
-                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir)
+                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir,
+                               mode=None if self.mode == 'single' else self.mode)
+        if self.wandb: pr.step(f"Weights & Biases: {log_wandb(self.wandb, summary, self.settings(), self.run_dir)}")
     except KeyboardInterrupt:
         if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
         self._write_manifest('interrupted'); raise
@@ -290,15 +336,44 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
     with hold_folder(self.run_dir, 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
         return self._run(command, progress)
 
+# %% ../nbs/06_evaluator.ipynb #329c5d54
+def _wandb_check(project:str):
+    "Stop before anything runs if wandb is missing or the project name is one W&B refuses."
+    if importlib.util.find_spec('wandb') is None: raise MTBenchError("--wandb needs the wandb package: pip install 'mtbench[wandb]' (or wandb)")
+    bad = set(project) & set('/\\#?%:') or not project.strip() or len(project) > 128
+    if bad: raise MTBenchError(f"--wandb {project!r}: a project name is up to 128 characters, without / \\ # ? % :")
+
+def _wandb_summary(summary:dict) -> dict:
+    "The scores for a W&B run's summary: JUDGE/MODEL/average and JUDGE/MODEL/turn_N, and adjusted win rates."
+    out = {f"{o['judge']}/{o['model']}/{k}": o[k] for o in summary['overall'] for k in o if (k == 'average' or k.startswith('turn_')) and o[k] is not None}
+    return out | {f"{p['judge']}/{p['model']}/win_rate_adjusted": p['win_rate_adjusted'] for p in summary['pairwise']}
+
+# %% ../nbs/06_evaluator.ipynb #263fc516
+def log_wandb(project:str, # the W&B project
+              summary:dict, # what `write_report` returned
+              settings:dict|None=None, # the run's settings, as its config
+              folder:str|Path|None=None, # where wandb keeps its files (its offline runs)
+             ) -> str:
+    "Log a run's settings, per-model scores, tables and plots to Weights & Biases; returns where the W&B run is."
+    _wandb_check(project)
+    import wandb, pandas as pd
+    run = wandb.init(project=project, config=settings or {}, dir=str(folder) if folder else None, job_type='mtbench')
+    run.summary.update(_wandb_summary(summary))
+    tables = {k: wandb.Table(dataframe=pd.DataFrame(summary[k])) for k in ('overall', 'categories', 'pairwise', 'speed') if summary.get(k)}
+    run.log({**tables, **{f"plots/{Path(f).stem}": wandb.Image(str(f)) for f in summary.get('paths', {}).get('figures', [])}})
+    where = run.url or run.dir
+    run.finish()
+    return where
+
 # %% ../nbs/06_evaluator.ipynb #dbdd4710
-def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders', str, nargs='+'),
+def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders (with --config: some of its models)', str, nargs='+')=None,
             judge:str|None=None, # judge: an OpenAI model, a served model (with --judge-base-url) or local:MODEL (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
             output_dir:str='mtbench_output', # the run folder
             data_dir:str|None=None, # folder with FastChat's layout (default: MTBENCH_DATA_DIR, else download)
             max_questions:int|None=None, # at most this many questions, spread over the categories
             categories:Param('only these categories', str, nargs='+')=None,
             question_ids:Param('only these question ids', int, nargs='+')=None,
-            mode:Param('single, pairwise-baseline or pairwise-all', str, choices=['single', 'pairwise-baseline', 'pairwise-all'])='single',
+            mode:Param('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str, choices=['single', 'pairwise-baseline', 'pairwise-all'])='single',
             baseline:str|None=None, # baseline model of pairwise-baseline (default gpt-3.5-turbo)
             batch_size:str='auto', # questions generated at once, or auto
             max_new_tokens:int=1024, # new tokens per answer
@@ -323,15 +398,20 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
                                str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
             num_gpus:int=1, # vLLM: GPUs to split a model over (tensor parallel)
             concurrency:int=8, # requests in flight to --model-base-url (a vLLM server on a cluster takes hundreds)
+            judge_rubric:str|None=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
+            system_prompt:str|None=None, # off-protocol: a system prompt for every question (default none, as FastChat); answers filed as MODEL+sys-HASH
+            temperature:float|None=None, # off-protocol: one temperature for every question (default FastChat's per category); answers filed as MODEL+tT
+            wandb:str|None=None, # a Weights & Biases project: log settings, per-model scores, tables and plots (pip install 'mtbench[wandb]')
+            config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
-    flags = dict(locals()) # the flags are MTBenchEvaluator's arguments, by name
+    flags = _with_config(dict(locals())) # the flags are MTBenchEvaluator's arguments, by name
     flags['question_file'] = flags.pop('questions')
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
     ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
-    res = ev.run(command=' '.join(['mtbench', 'run'] + sys.argv[2:]) if sys.argv[1:2] == ['run'] else None)
+    res = ev.run(command=' '.join(['mtbench', *sys.argv[1:]]) if Path(sys.argv[0]).name in ('mtbench', '__main__.py') else None)
     print(res)
-    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(models)} models failed: " +
+    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(ev.models)} models failed: " +
                                         '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
 
 def _int_flag(v, flag):
@@ -357,7 +437,31 @@ def _usage():
     w = max(map(len, COMMANDS))
     cmds = '\n'.join(f"  {k:<{w}}  {v[1]}" for k,v in COMMANDS.items())
     return (f"usage: mtbench COMMAND [options]   (mtbench COMMAND --help for its options)\n\n"
-            f"MT-bench with an LLM judge: answers, judgments, scores and plots.\n\ncommands:\n{cmds}\n")
+            f"MT-bench with an LLM judge: answers, judgments, scores and plots.\n\ncommands:\n{cmds}\n\n"
+            f"mtbench --models A B [options] is mtbench run; mtbench --list-models is mtbench models\n")
+
+# %% ../nbs/06_evaluator.ipynb #71be1843
+ALIASES = { # command: {parameter: its other flags}
+    'run': {'models': ['--model-path'], 'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'],
+            'max_new_tokens': ['--max-new-token'], 'baseline': ['--baseline-model']},
+    'answers': {'model': ['--model-path'], 'max_new_tokens': ['--max-new-token']},
+    'judge': {'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'], 'baseline': ['--baseline-model']},
+    'show': {'judge': ['--judge-model'], 'baseline': ['--baseline-model'], 'judgment_file': ['--input-file']},
+}
+VALUE_ALIASES = {'mode': {'pairwise': 'pairwise-baseline'}} # parameter: {other value: ours}
+
+# %% ../nbs/06_evaluator.ipynb #1554b3b2
+def _parser(name, func):
+    "The parser of command `name`, with its aliases added to the flags they stand for (so `--help` shows them together)."
+    p = cli_parser(func, prog=f'mtbench {name}')
+    for a in p._actions:
+        for al in ALIASES.get(name, {}).get(a.dest, []): a.option_strings.append(al); p._option_string_actions[al] = a
+        if a.choices and a.dest in VALUE_ALIASES: a.choices = [*a.choices, *(v for v in VALUE_ALIASES[a.dest] if v not in a.choices)]
+    return p
+
+def _unalias(kw:dict) -> dict:
+    "Parsed arguments with other names of values (`--mode pairwise`) turned into ours."
+    return {k: VALUE_ALIASES.get(k, {}).get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
 
 # %% ../nbs/06_evaluator.ipynb #a5c42532
 def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
@@ -367,15 +471,16 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
     if not argv or argv[0] in ('-h', '--help'): print(_usage()); return 0
     if argv[0] == '--version':
         from mtbench import __version__; print(f"mtbench {__version__}"); return 0
-    name, rest = argv[0], argv[1:]
+    if argv[0] == '--list-models': argv[0] = 'models'
+    name, rest = (argv[0], argv[1:]) if not argv[0].startswith('-') else ('run', argv) # mtbench --models A B: mtbench run
     if name not in COMMANDS:
         print(f"mtbench: error: unknown command {name!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr); return 2
     if not log.handlers:
         h = logging.StreamHandler(sys.stderr); h.setFormatter(logging.Formatter('mtbench: %(message)s'))
         log.addHandler(h); log.setLevel(logging.INFO)
     func = _command(name)
-    args = cli_parser(func, prog=f'mtbench {name}').parse_args(rest)
-    try: func(**vars(args))
+    args = _parser(name, func).parse_args(rest)
+    try: func(**_unalias(vars(args)))
     except MTBenchError as e:
         print(f"mtbench {name}: error: {e}", file=sys.stderr); return 1
     except OSError as e: # a write that no step turned into a StorageError (the report, say): still one line
@@ -389,3 +494,109 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
 def console():
     "Entry point of the `mtbench` script and `python -m mtbench`."
     sys.exit(main())
+
+# %% ../nbs/06_evaluator.ipynb #91ea1f74
+_MODEL_KEYS, _JUDGE_KEYS = ('name', 'base_url', 'model', 'api_key_env'), ('name', 'base_url', 'api_key_env')
+_NOT_SETTINGS = ('models', 'judge', 'judge_base_url', 'judge_api_key_env', 'model_base_url', 'config')
+
+def _unknown(path, node, allowed, what):
+    "Stop at the first key of the mapping `node` that is not `allowed`, naming its line."
+    from mtbench.benchmark import _fields, _line
+    for k, (kn, _) in _fields(node).items():
+        if k not in allowed: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {k!r} in {what}; use {', '.join(allowed)}")
+
+def _url(path, node, v, what):
+    from mtbench.benchmark import _line
+    if not v: raise MTBenchError(f"{path}:{_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
+    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{_line(node)}: {what}: base_url {v!r} is not an http(s) URL")
+    return str(v)
+
+# %% ../nbs/06_evaluator.ipynb #22689d04
+def _config_model(m, node, path, i):
+    "One entry of a config's `models`: (its name, its endpoint), checked."
+    from mtbench.benchmark import _line
+    if not isinstance(m, dict): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] is a mapping of {', '.join(_MODEL_KEYS)}")
+    _unknown(path, node, _MODEL_KEYS, f'models[{i}]')
+    if not m.get('name'): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] has no name: give the name its answers are filed under")
+    url = _url(path, node, m.get('base_url'), f"models[{i}] ({m['name']})")
+    return str(m['name']), dict(base_url=url, model=str(m.get('model') or m['name']), api_key_env=m.get('api_key_env'), where=f"{path}:{_line(node)}")
+
+# %% ../nbs/06_evaluator.ipynb #16e4d6d6
+_KIND = {int: 'a whole number', float: 'a number'}
+
+def _config_settings(path, node, s):
+    "A config's run settings, each checked as its `mtbench run` flag would be."
+    from mtbench.benchmark import _fields, _line
+    acts = {a.dest: a for a in _parser('run', run_cli)._actions if a.dest not in _NOT_SETTINGS + ('help',)}
+    if not isinstance(s, dict): raise MTBenchError(f"{path}:{_line(node)}: 'settings' is a mapping of mtbench run flags")
+    s = {str(k).replace('-', '_'): v for k, v in s.items()}
+    for k, (kn, _) in zip(s, _fields(node).values()):
+        if k not in acts: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {kn.value!r} in settings; settings are mtbench run's flags (mtbench run --help)"
+                                             + ''.join(f", e.g. {m}" for m in difflib.get_close_matches(k, acts, 1)))
+    for (k, v), (kn, _) in zip(s.items(), _fields(node).values()):
+        a, vs = acts[k], v if isinstance(v, list) else [v]
+        try: vs = [a.type(x) if a.type and x is not None else x for x in vs]
+        except (TypeError, ValueError): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
+        if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
+        s[k] = VALUE_ALIASES.get(k, {}).get(vs[0], vs[0]) if not isinstance(v, list) else vs
+    return s
+
+# %% ../nbs/06_evaluator.ipynb #642cdfc8
+def read_config(path:str|Path, # a YAML run config: models (name, base_url, model, api_key_env), judge (name, base_url, api_key_env), settings
+               ) -> dict:
+    "A run config's models, their endpoints, the judge and run settings, checked; a mistake names the file and line."
+    from mtbench.benchmark import _yaml, _fields, _line
+    path = Path(path)
+    if not path.is_file(): raise MTBenchError(f"{path}: no such file; --config takes a YAML file with models, judge and settings")
+    doc, node = _yaml(path)
+    if not isinstance(doc, dict): raise MTBenchError(f"{path}:1: a config is a mapping with models, judge and settings")
+    _unknown(path, node, ('models', 'judge', 'settings'), 'the config'); top = _fields(node)
+    if not (isinstance(doc.get('models'), list) and doc['models']):
+        raise MTBenchError(f"{path}:{_line(top['models'][1]) if 'models' in top else 1}: 'models' must be a list of {{name, base_url, model, api_key_env}}")
+    eps = [_config_model(m, n, path, i) for i, (m, n) in enumerate(zip(doc['models'], top['models'][1].value))]
+    if len(dict(eps)) < len(eps): raise MTBenchError(f"{path}: two models are named {next(n for n, _ in eps if [x for x, _ in eps].count(n) > 1)!r}; names must differ")
+    out = dict(models=[n for n, _ in eps], endpoints=dict(eps), settings=_config_settings(path, top['settings'][1], doc['settings']) if 'settings' in top else {})
+    if 'judge' in top: out['judge'] = _config_judge(path, top['judge'][1], doc['judge'])
+    return out
+
+# %% ../nbs/06_evaluator.ipynb #a4eb694f
+def _config_judge(path, node, j):
+    "A config's judge: its name (the model its server serves), base_url (none: OpenAI, or local:MODEL) and key variable."
+    from mtbench.benchmark import _line
+    if not (isinstance(j, dict) and j.get('name')): raise MTBenchError(f"{path}:{_line(node)}: 'judge' is a mapping with name (and base_url, api_key_env)")
+    _unknown(path, node, _JUDGE_KEYS, 'judge')
+    url = _url(path, node, j['base_url'], 'judge') if 'base_url' in j else None
+    return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{_line(node)}")
+
+# %% ../nbs/06_evaluator.ipynb #22174e37
+def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}
+                    timeout:float=10, # seconds each server has to answer
+                   ):
+    "Stop, before anything is generated, if a server does not answer, refuses its key, or its key variable is unset."
+    import urllib.request, urllib.error
+    for name, e in endpoints.items():
+        at, key = e.get('where') or name, e.get('api_key_env')
+        if key and not os.environ.get(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
+        req = urllib.request.Request(e['base_url'].rstrip('/') + '/models', headers={'Authorization': f'Bearer {os.environ[key]}'} if key else {})
+        try: urllib.request.urlopen(req, timeout=timeout).close()
+        except urllib.error.HTTPError as err:
+            if err.code in (401, 403): raise MTBenchError(f"{at}: {e['base_url']} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
+        except (urllib.error.URLError, OSError) as err:
+            raise MTBenchError(f"{at}: {name}'s server {e['base_url']} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url") from None
+
+# %% ../nbs/06_evaluator.ipynb #4cc23515
+def _with_config(flags:dict) -> dict:
+    "`run_cli`'s flags with those of its --config: the models and their endpoints, the judge, and settings the command line left at their default."
+    path, given = flags.pop('config'), flags['models']
+    if not path:
+        if not given: raise MTBenchError("give the models to evaluate (--models A B) or a run config (--config FILE)")
+        return flags
+    c, default = read_config(path), {k: p.default for k, p in inspect.signature(run_cli).parameters.items()}
+    miss = [m for m in given or [] if m not in c['endpoints']]
+    if miss: raise MTBenchError(f"{path}: no model named {miss[0]!r} (--models picks some of its models: {', '.join(c['models'])})")
+    flags.update({k: v for k, v in c['settings'].items() if flags[k] == default[k]})
+    j = c.get('judge')
+    if j and flags['judge'] is None: flags.update(judge=j['name'], judge_base_url=j['base_url'], judge_api_key_env=j['api_key_env'])
+    eps = {m: c['endpoints'][m] for m in given or c['models']}
+    check_endpoints({**eps, **({'the judge': j} if j and j['base_url'] and flags['judge_base_url'] == j['base_url'] else {})})
+    return {**flags, 'models': list(eps), 'endpoints': eps}

@@ -5,7 +5,7 @@
 # %% ../nbs/04_judge.ipynb #084fc822
 from __future__ import annotations
 import ast, asyncio, contextlib, hashlib, json, math, os, random, re, sys, tempfile, threading, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from fastcore.foundation import L
 from fastcore.script import Param
@@ -17,11 +17,14 @@ from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
-           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RATING_MARKER', 'prompt_name', 'single_user_prompt',
-           'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict',
-           'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec', 'resolve_judge', 'RateGate', 'Reply',
-           'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs',
-           'AnswerIndex', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'FakeChatServer',
+           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES', 'RATING_MARKER', 'PROMETHEUS_SOURCE',
+           'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
+           'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
+           'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
+           'parse_rating', 'parse_verdict', 'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec',
+           'resolve_judge', 'RateGate', 'Reply', 'make_record', 'estimate_tokens', 'rating_probs',
+           'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'judge_answers', 'format_summary',
+           'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric', 'rubric_messages', 'FakeChatServer',
            'fake_completion']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
@@ -230,6 +233,8 @@ def lookup(table:dict, # PRICES or RATE_LIMITS
     return table[max(keys, key=len)] if keys else None
 
 # %% ../nbs/04_judge.ipynb #247f701d
+RUBRIC_JUDGES = ('prometheus:', 'rubric:') # judges that grade 1-5 by a rubric: Prometheus 2's template, or ours
+
 @dataclass
 class JudgeSpec:
     "A resolved judge: its recorded name, where it runs, and the parameters of each call."
@@ -238,13 +243,14 @@ class JudgeSpec:
     api_key_env: str|None = None # the environment variable holding the key
     max_tokens: int|None = None # None: FastChat's 2048 (16384 for reasoning models)
     score_mode: str = 'parsed' # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
+    rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or --judge-rubric): absolute grading on its own scale
 
     @property
     def local(self): return self.name.startswith('local:')
     @property
-    def model(self): return self.name[len('local:'):] if self.local else self.name
+    def model(self): return next((self.name[len(p):] for p in ('local:', *RUBRIC_JUDGES) if self.name.startswith(p)), self.name)
     @property
-    def reasoning(self): return not self.local and is_reasoning_model(self.name)
+    def reasoning(self): return not self.local and is_reasoning_model(self.model)
 
     @property
     def params(self) -> dict:
@@ -262,6 +268,7 @@ def resolve_judge(judge:str|None=None, # a judge name; None picks the default
                   max_tokens:int|None=None, # the judge's output token limit
                   score_mode:str='parsed', # 'parsed' or 'expected'
                   need_key:bool=True, # False for a dry run, which calls nothing
+                  rubric:str|None=None, # a 1-5 rubric (a YAML file, or a name in RUBRICS): grade with it, on its own scale
                  ) -> JudgeSpec:
     "The `JudgeSpec` for a judge name and server, with mtbench's defaults applied."
     if score_mode not in ('parsed', 'expected'): raise MTBenchError(f"unknown --score-mode {score_mode!r}; choose parsed or expected")
@@ -271,6 +278,7 @@ def resolve_judge(judge:str|None=None, # a judge name; None picks the default
         judge = DEFAULT_API_JUDGE if os.environ.get(env) else DEFAULT_LOCAL_JUDGE
         log.info(f"judge: {judge} ({'the default when ' + env + ' is set' if os.environ.get(env) else 'no ' + env + ' set: an offline local judge'})")
     spec = JudgeSpec(judge, base_url, api_key_env, max_tokens, score_mode)
+    if rubric or judge.startswith(RUBRIC_JUDGES): spec = _rubric_spec(spec, rubric)
     if spec.local:
         if base_url: raise MTBenchError(f"--judge {judge} runs in-process; drop --judge-base-url, or name the served model instead")
         return spec
@@ -443,6 +451,7 @@ def make_record(task:JudgeTask, # what was judged
                ):
     "The `Judgment` or `PairJudgment` for `task` from the judge's replies."
     x, judge = _extra(spec, replies, price), [spec.name, task.prompt.name]
+    if getattr(task.bench, 'scale', None): x['score_scale'] = list(task.bench.scale) # a rubric judge's 1-5: never mixed with 1-10
     if not task.pairwise:
         r = replies[0]
         if spec.score_mode == 'expected': x['expected_score'] = r.expected
@@ -689,10 +698,12 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                   progress=None, # a tqdm-like class for the progress bar (default: tqdm's)
                   stop:threading.Event|None=None, # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
                   benchmark=None, # the benchmark (a name or `Benchmark`) whose answers `output_dir` holds (default MT-bench)
+                  rubric:str|None=None, # a 1-5 rubric (YAML file or a name in RUBRICS): absolute grading, scores on their own scale
                  ) -> dict:
     "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
     t0 = time.monotonic()
-    spec = resolve_judge(judge, base_url, api_key_env, max_tokens, score_mode, need_key=not dry_run)
+    spec = resolve_judge(judge, base_url, api_key_env, max_tokens, score_mode, need_key=not dry_run, rubric=rubric)
+    if spec.rubric and mode != 'single': raise MTBenchError(f"judge {spec.name} grades each answer on a 1-5 rubric: use --mode single")
     if mode not in MODES: raise MTBenchError(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
     if mode != 'single' and score_mode == 'expected': raise MTBenchError("--score-mode expected applies to single mode (pairwise verdicts have no score)")
     out_dir = Path(output_dir); answer_dir = out_dir/'model_answer'
@@ -707,11 +718,12 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                                baseline if mode == 'pairwise-baseline' else None)
         refs = bench.references(qs, data_dir, reference)
         tasks = plan_judgments(qs, answers, bench.judge_prompts(data_dir, judge_prompts), refs, mode, baseline, bench)
+        if spec.rubric: tasks = _rubric_tasks(tasks, spec)
         kind = 'single' if mode == 'single' else 'pair'
         out = RecordFile(out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{kind}.jsonl', Judgment if kind == 'single' else PairJudgment)
         done = _judgment_index(out)
         todo = [t for t in tasks if not _is_done(done.get(t.key(spec.name)), t)]
-        price = (0.0, 0.0) if spec.local else tuple(prices) if prices else lookup(PRICES, spec.name)
+        price = (0.0, 0.0) if spec.local else tuple(prices) if prices else lookup(PRICES, spec.model)
         est_out = _mean_output(done.values(), spec)
         summary = dict(judge=spec.name, mode=mode, judgment_file=str(out.path), judgments=len(tasks), judged_before=len(tasks) - len(todo),
                        to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=price)
@@ -726,7 +738,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
             for d in per.values(): d['cost_usd'] = _cost(price, d['input_tokens'], d['output_tokens'])
             return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
         if todo:
-            limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.name) or (500, 30_000))
+            limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
             gate = RateGate(rpm or limits[0], tpm or limits[1])
             log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
             from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
@@ -814,11 +826,12 @@ def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_ans
                                  str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
               num_gpus:int=1, # vLLM: GPUs to split a local judge over (tensor parallel)
               memory_limit:float=None, # GB a judge's engine may use (default: the device's free memory)
+              judge_rubric:str=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
     if not output_dir: raise MTBenchError("--output-dir is required: the run folder holding model_answer/")
     bench = get_benchmark(benchmark, questions)
-    spec = resolve_judge(judge, judge_base_url, judge_api_key_env, judge_max_tokens, score_mode, need_key=not dry_run)
+    spec = resolve_judge(judge, judge_base_url, judge_api_key_env, judge_max_tokens, score_mode, need_key=not dry_run, rubric=judge_rubric)
     if dry_run: # a dry run calls nothing: the engine is checked, not started
         from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, judge_engine)
     with served_judge(spec, 'transformers' if dry_run else judge_engine, memory_limit, num_gpus) as (_, served):
@@ -826,9 +839,176 @@ def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_ans
         s = judge_answers(bench.folder(output_dir), model_list, **{**asked, **served}, mode=mode, baseline=baseline, api_key_env=judge_api_key_env,
                           rpm=judge_rpm, tpm=judge_tpm, max_tokens=judge_max_tokens, score_mode=score_mode, dry_run=dry_run, data_dir=data_dir,
                           reference=reference, judge_prompts=judge_prompts, question_ids=question_ids, categories=categories,
-                          max_questions=max_questions, benchmark=bench)
+                          max_questions=max_questions, benchmark=bench, rubric=judge_rubric)
     print(format_summary(s))
     return s
+
+# %% ../nbs/04_judge.ipynb #61b2a617
+PROMETHEUS_SOURCE = dict(package='prometheus-eval', version='0.1.20', prompts='prometheus_eval/prompts.py', prompts_sha256='aabcaa9f012108bbd19cc9528dab9f313325fdf89711919a67f20ef94cd50914',
+                         parser='prometheus_eval/parser.py', parser_sha256='668ab983c5c60fe1aa3f1a7bcb8947bfc9f30fa7bafe84561ad56b1baba09782')
+
+PROMETHEUS_ABS_SYSTEM_PROMPT = "You are a fair judge assistant tasked with providing clear, objective feedback based on specific criteria, ensuring each assessment reflects the absolute standards set for performance."
+PROMETHEUS_ABSOLUTE_PROMPT = """###Task Description:
+An instruction (might include an Input inside it), a response to evaluate, a reference answer that gets a score of 5, and a score rubric representing a evaluation criteria are given.
+1. Write a detailed feedback that assess the quality of the response strictly based on the given score rubric, not evaluating in general.
+2. After writing a feedback, write a score that is an integer between 1 and 5. You should refer to the score rubric.
+3. The output format should look as follows: "(write a feedback for criteria) [RESULT] (an integer number between 1 and 5)"
+4. Please do not generate any other opening, closing, and explanations.
+
+###The instruction to evaluate:
+{instruction}
+
+###Response to evaluate:
+{response}
+
+###Reference Answer (Score 5):
+{reference_answer}
+
+###Score Rubrics:
+{rubric}
+
+###Feedback: """
+PROMETHEUS_ABSOLUTE_PROMPT_WO_REF = """###Task Description:
+An instruction (might include an Input inside it), a response to evaluate, and a score rubric representing a evaluation criteria are given.
+1. Write a detailed feedback that assess the quality of the response strictly based on the given score rubric, not evaluating in general.
+2. After writing a feedback, write a score that is an integer between 1 and 5. You should refer to the score rubric.
+3. The output format should look as follows: "(write a feedback for criteria) [RESULT] (an integer number between 1 and 5)"
+4. Please do not generate any other opening, closing, and explanations.
+
+###The instruction to evaluate:
+{instruction}
+
+###Response to evaluate:
+{response}
+
+###Score Rubrics:
+{rubric}
+
+###Feedback: """
+PROMETHEUS_SCORE_RUBRIC_TEMPLATE = """
+[{criteria}]
+Score 1: {score1_description}
+Score 2: {score2_description}
+Score 3: {score3_description}
+Score 4: {score4_description}
+Score 5: {score5_description}
+""".strip()
+
+# %% ../nbs/04_judge.ipynb #9447d2cf
+PROMETHEUS_RESULT = re.compile(r"""
+        (?:                        # Start of non-capturing group
+            \[RESULT\]|\[SCORE\]|   # Match [RESULT] or [SCORE]
+            Score:?|score:?|        # Match Score: or score:
+            Result:?|\[Result\]:?|  # Match Result: or [Result]:
+            score\s+of              # Match "score of"
+        )                           # End of non-capturing group
+        \s*                         # Allow any whitespace
+        (?:\(|\[|\s)*               # Allow opening brackets or whitespace
+        (\d+)                       # Capture the digit(s)
+        (?:                         # Start of non-capturing group
+            (?:\)|\]|\s|$)|         # Allow closing brackets, whitespace, or end of string
+            (?:/\s*5|               # Allow /5 with optional whitespace
+               \s*out\s*of\s*5)     # or "out of 5" with flexible whitespace
+        )?                          # End of non-capturing group
+        (?:\s*$)                    # Match from the end of string 
+    """, re.IGNORECASE | re.VERBOSE)
+
+def parse_result(text:str, # a rubric judge's reply
+                ) -> int:
+    "A rubric judge's score: the integer of its closing \"[RESULT] n\" (Prometheus 2's parser), 1 to 5; -1 when there is none."
+    m = PROMETHEUS_RESULT.search(text or '')
+    return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 5 else -1
+
+# %% ../nbs/04_judge.ipynb #ced96743
+@dataclass
+class Rubric:
+    "A 1-5 score rubric: the criteria and what each score means (Prometheus 2's fields)."
+    name: str # recorded in each judgment's prompt name
+    criteria: str # the question the rubric asks of a response
+    descriptions: tuple # what scores 1 to 5 mean
+    @property
+    def text(self) -> str: return PROMETHEUS_SCORE_RUBRIC_TEMPLATE.format(criteria=self.criteria, **{f'score{i}_description': d for i, d in enumerate(self.descriptions, 1)})
+
+RUBRICS = {'helpfulness': Rubric('helpfulness', "Does the model provide relevant and useful responses to the user's needs or questions?", ( # prometheus-eval 0.1.20's HELPFULNESS_RUBRIC
+    "The model's responses are irrelevant or unhelpful to the user's needs or queries.",
+    "The model sometimes provides helpful information, but often fails to address the user's actual needs or questions.",
+    "The model generally provides helpful responses that address the user's needs, though it may occasionally miss the mark.",
+    "The model regularly provides helpful responses that are well-aligned with the user's inquiries, with only rare inaccuracies.",
+    "The model consistently offers highly relevant and useful responses that perfectly cater to the user's needs and inquiries."))}
+
+# %% ../nbs/04_judge.ipynb #d3d1a680
+_RUBRIC_KEYS = ('name', 'criteria', *[f'score{i}_description' for i in range(1, 6)])
+
+def load_rubric(rubric:str|Path|Rubric, # a name in RUBRICS, or a YAML file with criteria and score1_description..score5_description
+               ) -> Rubric:
+    "A `Rubric` by name or from a YAML file, checked; a mistake names the file and line."
+    if isinstance(rubric, Rubric): return rubric
+    if str(rubric) in RUBRICS: return RUBRICS[str(rubric)]
+    from mtbench.benchmark import _yaml, _fields, _line
+    p = Path(rubric)
+    if not p.is_file(): raise MTBenchError(f"--judge-rubric {rubric}: no such file, and not a built-in rubric ({', '.join(RUBRICS)})")
+    doc, node = _yaml(p)
+    if not isinstance(doc, dict): raise MTBenchError(f"{p}:1: a rubric is a mapping of {', '.join(_RUBRIC_KEYS)}")
+    for k, (kn, _) in _fields(node).items():
+        if k not in _RUBRIC_KEYS: raise MTBenchError(f"{p}:{_line(kn)}: unknown key {k!r}; a rubric has {', '.join(_RUBRIC_KEYS)}")
+    miss = [k for k in _RUBRIC_KEYS[1:] if not str(doc.get(k) or '').strip()]
+    if miss: raise MTBenchError(f"{p}:{_line(node)}: the rubric has no {miss[0]}: give its criteria and what each score 1 to 5 means")
+    return Rubric(str(doc.get('name') or p.stem), str(doc['criteria']).strip(), tuple(str(doc[f'score{i}_description']).strip() for i in range(1, 6)))
+
+# %% ../nbs/04_judge.ipynb #8f398e4e
+RUBRIC_SYSTEM_PROMPT = "You are a fair judge. You grade one response by the score rubric given, and by nothing else."
+RUBRIC_PROMPT = """[Instruction]
+{instruction}
+
+[Response]
+{response}
+{reference}
+[Score rubric]
+{rubric}
+
+Write a short feedback on the response, strictly based on the score rubric, then its score, an integer from 1 to 5, in this format: "(feedback) [RESULT] (an integer from 1 to 5)"."""
+
+def _instruction(q, a, t):
+    "Turn `t`'s instruction: the question, after the conversation so far for a later turn."
+    return q[0] if t == 1 else '\n\n'.join([f"User: {q[i]}\nAssistant: {a[i]}" for i in range(t-1)] + [f"User: {q[t-1]}"])
+
+# %% ../nbs/04_judge.ipynb #d74696c5
+def rubric_messages(task:JudgeTask, # the judgment to make
+                    spec:JudgeSpec, # a rubric judge
+                   ) -> list:
+    "The chat messages of a rubric judgment: Prometheus 2's absolute grading (prometheus:MODEL), else our generic template."
+    q, a, t = task.question.turns, task.answers[task.models[0]][task.question_id].texts(), task.turn
+    ref = task.ref.texts()[t-1] if task.ref is not None else None
+    f = dict(instruction=_instruction(q, a, t), response=a[t-1], rubric=spec.rubric.text)
+    if spec.name.startswith('prometheus:'):
+        user = (PROMETHEUS_ABSOLUTE_PROMPT if ref else PROMETHEUS_ABSOLUTE_PROMPT_WO_REF).format(**f, reference_answer=ref)
+        return [{'role': 'system', 'content': PROMETHEUS_ABS_SYSTEM_PROMPT}, {'role': 'user', 'content': user}]
+    user = RUBRIC_PROMPT.format(**f, reference=f"\n[Reference answer (score 5)]\n{ref}\n" if ref else '')
+    return [{'role': 'system', 'content': RUBRIC_SYSTEM_PROMPT}, {'role': 'user', 'content': user}]
+
+# %% ../nbs/04_judge.ipynb #95a38bd5
+def _rubric_spec(spec, rubric):
+    "`spec` as a rubric judge: named prometheus:MODEL or rubric:MODEL (its own judgment file and table), with its rubric."
+    if spec.local: raise MTBenchError(f"a rubric judge runs on a server: serve {spec.model} (vLLM, llama.cpp, transformers serve) and give --judge-base-url")
+    if spec.score_mode != 'parsed': raise MTBenchError("--score-mode expected reads 1-10 ratings; a rubric judge's scores are parsed only")
+    return replace(spec, name=spec.name if spec.name.startswith(RUBRIC_JUDGES) else f'rubric:{spec.name}', rubric=load_rubric(rubric or 'helpfulness'))
+
+class _RubricBench:
+    "A benchmark seen through a rubric judge: its questions and references, the rubric's messages and parser, scale 1-5."
+    scale = (1, 5)
+    def __init__(self, bench, spec): self._bench, self._spec = bench, spec
+    def __getattr__(self, k): return getattr(self._bench, k)
+    def judge_messages(self, task): return [rubric_messages(task, self._spec)]
+    def parse(self, text): return parse_result(text)
+
+# %% ../nbs/04_judge.ipynb #757b48e4
+def _rubric_tasks(tasks, spec) -> L:
+    "`tasks` graded by the rubric judge `spec`: the prompt named after its template and rubric, its messages and parser."
+    kind = 'prometheus-absolute' if spec.name.startswith('prometheus:') else 'rubric-1-5'
+    def one(t):
+        p = replace(t.prompt, name=f"{kind}{'-ref' if t.ref is not None else ''}:{spec.rubric.name}", output_format='[RESULT] n')
+        return replace(t, prompt=p, bench=_RubricBench(t.bench or MT_BENCH, spec))
+    return L(tasks).map(one)
 
 # %% ../nbs/04_judge.ipynb #7545f05a
 class FakeChatServer:
@@ -910,7 +1090,8 @@ def fake_completion(body:dict, # the chat-completions request
     import zlib
     text = '\n'.join(m.get('content', '') for m in body.get('messages', []))
     h = zlib.crc32(text.encode())
-    if '[[A]]' in text: reply = f"Both assistants address the question; weighing accuracy and detail, my verdict is {['[[A]]', '[[B]]', '[[C]]'][h % 3]}"
+    if '[RESULT]' in text: reply = f"The response follows the rubric in part. [RESULT] {1 + h % 5}" # a rubric judge's (Prometheus 2's) format
+    elif '[[A]]' in text: reply = f"Both assistants address the question; weighing accuracy and detail, my verdict is {['[[A]]', '[[B]]', '[[C]]'][h % 3]}"
     else: reply = f"The response is relevant and mostly accurate, with a few gaps in depth.\n\nRating: [[{1 + h % 10}]]"
     msg = {'index': 0, 'message': {'role': 'assistant', 'content': reply}, 'finish_reason': 'stop', 'logprobs': None}
     if body.get('logprobs'):
