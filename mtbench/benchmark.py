@@ -4,7 +4,7 @@
 
 # %% ../nbs/03b_benchmark.ipynb #f75d54c1
 from __future__ import annotations
-import hashlib, json, re
+import hashlib, importlib, json, re
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
@@ -15,9 +15,9 @@ from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, ca
 from .conversation import _messages
 
 # %% auto #0
-__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS', 'RESERVED_NAMES',
-           'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt', 'MTBench', 'register', 'Suite', 'load_suite',
-           'get_benchmark']
+__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'BENCHMARK_MODULES', 'MT_BENCH', 'CASE_FIELDS',
+           'OPTIONAL_CASE_FIELDS', 'RESERVED_NAMES', 'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt',
+           'MTBench', 'register', 'Suite', 'load_suite', 'get_benchmark']
 
 # %% ../nbs/03b_benchmark.ipynb #d997d2bb
 class Benchmark:
@@ -32,6 +32,7 @@ class Benchmark:
     parse = None # text -> score (-1: no rating); None: FastChat's `parse_rating`
     judge_messages = None # `JudgeTask` -> one list of chat messages per game; None: FastChat's prompt templates
     aggregate = None # valid single judgments (DataFrame: judge, model, question_id, turn, score, category, ability) -> {'average', 'categories', 'abilities', 'note'}; None: FastChat's means (`mtbench.analysis`)
+    judged = True # False: scored without a judge (MMLU-Pro's letter extraction); `mtbench run` hands it to the benchmark's `run_cli`
 
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
     def folder(self, output_dir) -> Path:
@@ -209,6 +210,7 @@ def labels(self:MTBench, data_dir=None) -> dict:
 
 # %% ../nbs/03b_benchmark.ipynb #f0433dd3
 BENCHMARKS = {} # name -> Benchmark
+BENCHMARK_MODULES = {'mmlu-pro': 'mtbench.mmlupro'} # benchmarks in a module of their own, which registers them when first named
 
 def register(bench:Benchmark) -> Benchmark:
     "Make `bench` available as `--benchmark NAME`."
@@ -351,7 +353,7 @@ def _suite_name(name, where, path) -> str:
     if name is None: name = re.sub(r'[^A-Za-z0-9._-]+', '-', Path(path).stem).strip('-.') or 'suite'
     elif not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', name):
         raise MTBenchError(f"{where}: name {name!r} is a folder name: letters, digits, '.', '_' and '-' only")
-    if name in RESERVED_NAMES or name in BENCHMARKS:
+    if name in RESERVED_NAMES or name in BENCHMARKS or name in BENCHMARK_MODULES:
         raise MTBenchError(f"{where or path}: the suite's name {name!r} is taken (by {'a run folder' if name in RESERVED_NAMES else 'a benchmark'}); "
                            f"{'rename it' if where else 'rename the file, or use a YAML suite with a name:'}")
     return name
@@ -378,6 +380,7 @@ def get_benchmark(name:str|Benchmark|None='mt-bench', # a registered name, or a 
             raise MTBenchError(f"--benchmark {name} and --questions {questions}: give one of them (your own questions are their own benchmark)")
         return load_suite(questions)
     name = name or 'mt-bench'
+    if name not in BENCHMARKS and name in BENCHMARK_MODULES: importlib.import_module(BENCHMARK_MODULES[name])
     if name not in BENCHMARKS:
-        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}, or give your own questions with --questions FILE")
+        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(dict.fromkeys([*BENCHMARKS, *BENCHMARK_MODULES]))}, or give your own questions with --questions FILE")
     return BENCHMARKS[name]
