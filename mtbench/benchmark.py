@@ -33,6 +33,7 @@ class Benchmark:
     parse = None # text -> score (-1: no rating); None: FastChat's `parse_rating`
     judge_messages = None # `JudgeTask` -> one list of chat messages per game; None: FastChat's prompt templates
     aggregate = None # valid single judgments (DataFrame: judge, model, question_id, turn, score, category, ability) -> {'average', 'categories', 'abilities', 'note'}; None: FastChat's means (`mtbench.analysis`)
+    judged = True # False: scored without a judge (MMLU-Pro's letter extraction); `mtbench run` hands it to the benchmark's `run_cli`
 
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
     def folder(self, output_dir) -> Path:
@@ -218,7 +219,7 @@ def labels(self:MTBench, data_dir=None) -> dict:
 
 # %% ../nbs/03b_benchmark.ipynb #f0433dd3
 BENCHMARKS = {} # name -> Benchmark
-MODULES = {'mt-bench-101': 'mtbench.mtbench101'} # name -> the module that registers it when imported
+MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro'} # name -> the module that registers it when imported
 
 def register(bench:Benchmark) -> Benchmark:
     "Make `bench` available as `--benchmark NAME`."

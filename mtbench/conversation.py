@@ -33,9 +33,10 @@ def has_chat_template(tokenizer # a transformers tokenizer
     return bool(getattr(tokenizer, 'chat_template', None))
 
 def chat_prompt(tokenizer, # the model's tokenizer
-                messages:list, # OpenAI-style messages: [{'role': 'user', 'content': ...}, ...]
+                messages:list|str, # OpenAI-style messages: [{'role': 'user', 'content': ...}, ...]; a string: a raw prompt
                ) -> str:
-    "The text the model is given for `messages`: its own chat template, else mtbench's plain one."
+    "The text the model is given for `messages`: its own chat template, else mtbench's plain one; a raw prompt as it is."
+    if isinstance(messages, str): return messages # a completion prompt, no template (MMLU-Pro as TIGER-Lab's local script asks)
     tmpl = None if has_chat_template(tokenizer) else PLAIN_TEMPLATE
     return tokenizer.apply_chat_template(messages, chat_template=tmpl, tokenize=False, add_generation_prompt=True)
 
@@ -193,10 +194,10 @@ class HFBackend:
         from mtbench.memory import release
         release(self.lm)
 
-    def encode(self, messages:list, # chat messages, {'role', 'content'} dicts
+    def encode(self, messages:list|str, # chat messages, {'role', 'content'} dicts; a string: a raw prompt
               ) -> list:
-        "The prompt token ids for `messages`."
-        return self.tok(chat_prompt(self.tok, messages), add_special_tokens=not self.chat)['input_ids']
+        "The prompt token ids for `messages` (a raw prompt gets the tokenizer's special tokens, as vLLM gives a text prompt)."
+        return self.tok(chat_prompt(self.tok, messages), add_special_tokens=isinstance(messages, str) or not self.chat)['input_ids']
 
 # %% ../nbs/03_conversation.ipynb #445a01b4
 def _gen_config(model, max_new_tokens, stop_ids, pad_id, stop_strings):

@@ -356,9 +356,9 @@ class EngineBackend(EndpointBackend):
         self.context = plan.seq_tokens # tokens a sequence may hold (the server may round it up: `_llama_cpp` reads it back)
     def __repr__(self): return f"EngineBackend({self.kind}, {self.model_id}, {self.plan.slots} slots x {self.plan.seq_tokens} tokens, {self.base_url})"
     def _key(self): return 'none' # our own server on loopback: never send a real key there
-    def encode(self, messages:list) -> list:
-        "The prompt token ids for `messages`, as the transformers backend makes them."
-        return self.tok(chat_prompt(self.tok, messages), add_special_tokens=not self.chat)['input_ids']
+    def encode(self, messages:list|str) -> list:
+        "The prompt token ids for `messages` (chat messages, or a raw prompt), as the transformers backend makes them."
+        return self.tok(chat_prompt(self.tok, messages), add_special_tokens=isinstance(messages, str) or not self.chat)['input_ids']
     def close(self): self.server.stop()
     def peak_memory_gb(self): return self.server.peak_memory_gb()
 

@@ -376,7 +376,7 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             mode:Param('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str, choices=['single', 'pairwise-baseline', 'pairwise-all'])='single',
             baseline:str|None=None, # baseline model of pairwise-baseline (default gpt-3.5-turbo)
             batch_size:str='auto', # questions generated at once, or auto
-            max_new_tokens:int=1024, # new tokens per answer
+            max_new_tokens:int|None=None, # new tokens per answer (default: the benchmark's: 1024 as FastChat, 2048 for mmlu-pro as TIGER-Lab)
             memory_limit:float|None=None, # GB a model may use (default: the device's free memory)
             dtype:str|None=None, # compute dtype: bfloat16, float16 or float32 (default: the best the device has)
             quantization:Param('auto, none, 8bit or 4bit', str, choices=['auto', 'none', '8bit', '4bit'])='auto',
@@ -403,10 +403,18 @@ def run_cli(models:Param('models to evaluate: registry names, Hugging Face ids, 
             temperature:float|None=None, # off-protocol: one temperature for every question (default FastChat's per category); answers filed as MODEL+tT
             wandb:str|None=None, # a Weights & Biases project: log settings, per-model scores, tables and plots (pip install 'mtbench[wandb]')
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
+            samples_per_category:int|None=None, # mmlu-pro: a seeded random sample of this many test questions per category
+            no_answer:Param("mmlu-pro: no letter found: random (TIGER-Lab's random option) or wrong", str, choices=['random', 'wrong'])='random',
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
     flags = _with_config(dict(locals())) # the flags are MTBenchEvaluator's arguments, by name
+    from mtbench.benchmark import get_benchmark
+    bench = get_benchmark(flags['benchmark'], flags['questions'])
+    if not bench.judged: return bench.run_cli(flags) # scored without a judge (mmlu-pro): the benchmark runs itself
+    for k, v in (('samples_per_category', None), ('no_answer', 'random')):
+        if flags.pop(k) != v: raise MTBenchError(f"--{k.replace('_', '-')} is for mmlu-pro (--benchmark mmlu-pro), not {bench.name}")
     flags['question_file'] = flags.pop('questions')
+    if flags['max_new_tokens'] is None: flags['max_new_tokens'] = 1024
     bs = batch_size if batch_size == 'auto' else _int_flag(batch_size, '--batch-size')
     ev = MTBenchEvaluator(**{**flags, 'batch_size': bs})
     res = ev.run(command=' '.join(['mtbench', *sys.argv[1:]]) if Path(sys.argv[0]).name in ('mtbench', '__main__.py') else None)
@@ -426,6 +434,7 @@ COMMANDS = { # subcommand: (module:function, one-line summary)
     'show': ('mtbench.analysis:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file'),
     'models': ('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit'),
     'data': ('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
+    'mmlu-pro': ('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs'),
 }
 
 def _command(name):
