@@ -277,7 +277,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     "Answers, judgments and the report for every model; continues a run that was stopped."
     from mtbench.analysis import write_report
     t0 = time.monotonic()
-    spec, qs, _ = self.judge_spec, self.questions, self.gen_bench # check the judge, the selection and the overrides before loading anything
+    _, spec, qs = self.gen_bench, self.judge_spec, self.questions # check the overrides, the judge and the selection before loading anything
     self.bench.check_mode(self.mode) # and that the benchmark has prompts for the mode
     if self.wandb: _wandb_check(self.wandb)
     self.check_models() # and that every model can be had
