@@ -2,7 +2,7 @@
 
 Each variant judges the 80 MT-bench questions (160 judgments per model) for M models in one
 `judge_answers` call, in a child process, against a stand-in OpenAI server on 127.0.0.1
-(`mtbench.judge.FakeChatServer`, in this process, answering at once). The answers are realistic in
+(`mtbench.testing.FakeChatServer`, in this process, answering at once). The answers are realistic in
 length: two turns of about LEN characters each (GPT-4's reference answers, repeated), so a judge
 prompt is about 2*LEN to 4*LEN characters. The figure printed is the child's peak resident set
 size (`ru_maxrss` from `os.wait4`), for 1 model (160 judgments) and for 10 (1,600), then
@@ -19,7 +19,7 @@ Needs MTBENCH_DATA_DIR (or the download cache) for the questions and reference t
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
 from mtbench.data import load_questions, load_reference_answers, new_answer_id
-from mtbench.judge import FakeChatServer
+from mtbench.testing import FakeChatServer
 
 CHILD = """import sys, json
 from mtbench.judge import judge_answers

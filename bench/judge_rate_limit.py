@@ -1,6 +1,6 @@
 """How close mtbench's judge gets to a server's rate limit, and how close FastChat's way of calling gets.
 
-A stand-in for OpenAI (`mtbench.judge.FakeChatServer`, on 127.0.0.1) accepts at most CAP requests per
+A stand-in for OpenAI (`mtbench.testing.FakeChatServer`, on 127.0.0.1) accepts at most CAP requests per
 minute (never more than CAP/60 within any one second), refuses a random tenth of requests with
 429 + Retry-After, and takes LATENCY seconds per accepted call. Each variant judges the same N
 judgments into a fresh folder; the figure printed is
@@ -23,7 +23,8 @@ import argparse, logging, tempfile, time
 import openai # imported before any timing: a one-time cost of about a second, not part of pacing
 from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_judge_prompts, load_questions, load_reference_answers, new_answer_id
-from mtbench.judge import FakeChatServer, judge_answers, plan_judgments
+from mtbench.judge import judge_answers, plan_judgments
+from mtbench.testing import FakeChatServer
 
 def write_answers(out, n_judgments):
     "A model's answers to n_judgments/2 writing and roleplay questions, texts from GPT-4's reference answers."

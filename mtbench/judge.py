@@ -24,8 +24,7 @@ __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_AP
            'parse_rating', 'parse_verdict', 'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec',
            'resolve_judge', 'RateGate', 'Reply', 'make_record', 'estimate_tokens', 'rating_probs',
            'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'judge_answers', 'format_summary',
-           'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric', 'rubric_messages', 'FakeChatServer',
-           'fake_completion']
+           'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric', 'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -1009,101 +1008,3 @@ def _rubric_tasks(tasks, spec) -> L:
         p = replace(t.prompt, name=f"{kind}{'-ref' if t.ref is not None else ''}:{spec.rubric.name}", output_format='[RESULT] n')
         return replace(t, prompt=p, bench=_RubricBench(t.bench or MT_BENCH, spec))
     return L(tasks).map(one)
-
-# %% ../nbs/04_judge.ipynb #7545f05a
-class FakeChatServer:
-    "A chat-completions server on 127.0.0.1 that refuses like OpenAI: 429 over its rate limit or at random, 401 to a wrong key."
-    def __init__(self, rpm:float|None=None, # accept at most rpm/60 requests in any 1-second window
-                 p_429:float=0.0, # refuse this fraction of requests at random
-                 latency:float=0.0, # seconds each accepted request takes
-                 api_key:str|None=None, # the key it accepts (None: any)
-                 retry_after:float=1.0, # seconds it asks a refused client to wait
-                 seed:int=0, # seed of the random refusals
-                ):
-        self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
-        self.log, self._lock, self._window, self._rng = [], threading.Lock(), [], random.Random(seed)
-
-    def count(self, status:int|None=None, # 200, 401 or 429; None: any
-              reason:str|None=None, # 'ok', 'cap', 'random' or 'auth'; None: any
-             ) -> int:
-        "How many requests were logged with this status (and reason: 'ok', 'cap', 'random', 'auth')."
-        return sum(1 for r in list(self.log) if (status is None or r['status'] == status) and (reason is None or r['reason'] == reason))
-
-    def _decide(self, auth):
-        with self._lock:
-            now = time.monotonic()
-            if self.api_key and auth != f'Bearer {self.api_key}': status, reason = 401, 'auth'
-            else:
-                self._window = [t for t in self._window if t > now - 1.0] + [now] # refused requests count too, as at OpenAI
-                if self._rng.random() < self.p_429: status, reason = 429, 'random'
-                elif self.rpm and len(self._window) > self.rpm/60: status, reason = 429, 'cap'
-                else: status, reason = 200, 'ok'
-            return now, status, reason
-
-    def __enter__(self):
-        import http.server
-        srv = self
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = 'HTTP/1.1'
-            def log_message(self, *a): pass
-            def _send(self, status, body, headers={}):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                for k, v in {'Content-Type': 'application/json', 'Content-Length': str(len(data)), **headers}.items(): self.send_header(k, v)
-                try: self.end_headers(); self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError): pass # the client went away (a killed run)
-            def do_POST(self):
-                n = int(self.headers.get('Content-Length', 0))
-                raw = self.rfile.read(n)
-                if len(raw) < n: return # the client went away mid-request (a killed run): nothing to answer, nothing billed
-                body = json.loads(raw or b'{}')
-                if not self.path.endswith('/chat/completions'): return self._send(404, {'error': {'message': 'not found'}})
-                auth = self.headers.get('Authorization', '')
-                t, status, reason = srv._decide(auth)
-                srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body))
-                if status == 401:
-                    return self._send(401, {'error': {'message': f"Incorrect API key provided: {auth[7:]}. You can find your API key at "
-                                                      "https://platform.openai.com/account/api-keys.", 'type': 'invalid_request_error',
-                                                      'param': None, 'code': 'invalid_api_key'}})
-                if status == 429:
-                    return self._send(429, {'error': {'message': 'Rate limit reached for requests', 'type': 'requests',
-                                                      'param': None, 'code': 'rate_limit_exceeded'}},
-                                      {'Retry-After': f'{math.ceil(srv.retry_after)}', 'retry-after-ms': f'{srv.retry_after*1000:.0f}'})
-                time.sleep(srv.latency)
-                self._send(200, fake_completion(body))
-                entry['done'] = time.monotonic() # the reply is sent: no longer in flight
-        self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        self._httpd.daemon_threads = True
-        quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
-        self._httpd.handle_error = lambda req, addr: None if isinstance(sys.exc_info()[1], ConnectionError) else quiet(req, addr)
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        self.base_url = f'http://127.0.0.1:{self._httpd.server_address[1]}/v1'
-        return self
-
-    def __exit__(self, *exc):
-        self._httpd.shutdown(); self._httpd.server_close()
-
-# %% ../nbs/04_judge.ipynb #4a2e88c6
-def fake_completion(body:dict, # the chat-completions request
-                   ) -> dict:
-    "A chat-completions response to `body` with a deterministic judge reply: a rating, or a verdict for pairwise prompts."
-    import zlib
-    text = '\n'.join(m.get('content', '') for m in body.get('messages', []))
-    h = zlib.crc32(text.encode())
-    if '[RESULT]' in text: reply = f"The response follows the rubric in part. [RESULT] {1 + h % 5}" # a rubric judge's (Prometheus 2's) format
-    elif '[[A]]' in text: reply = f"Both assistants address the question; weighing accuracy and detail, my verdict is {['[[A]]', '[[B]]', '[[C]]'][h % 3]}"
-    else: reply = f"The response is relevant and mostly accurate, with a few gaps in depth.\n\nRating: [[{1 + h % 10}]]"
-    msg = {'index': 0, 'message': {'role': 'assistant', 'content': reply}, 'finish_reason': 'stop', 'logprobs': None}
-    if body.get('logprobs'):
-        toks, content = re.findall(r'\[\[|\]\]|\d+|\s+|[^\s\[\]\d]+', reply), []
-        for i, t in enumerate(toks):
-            top = [{'token': t, 'logprob': 0.0, 'bytes': None}]
-            if t.isdigit() and i and toks[i-1] == '[[': # the rating: some doubt between it and its neighbour
-                other = str(int(t) + 1 if int(t) < 10 else int(t) - 1)
-                top = [{'token': t, 'logprob': math.log(0.7), 'bytes': None}, {'token': other, 'logprob': math.log(0.2), 'bytes': None},
-                       {'token': ' The', 'logprob': math.log(0.1), 'bytes': None}]
-            content.append({'token': t, 'logprob': top[0]['logprob'], 'bytes': None, 'top_logprobs': top[:body.get('top_logprobs') or 1]})
-        msg['logprobs'] = {'content': content, 'refusal': None}
-    pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
-    return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
-            'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}

@@ -150,7 +150,7 @@ def lab(check, a, work):
                          '--IdentityProvider.token=', '--ServerApp.password=', '--ServerApp.disable_check_xsrf=True', '--allow-root'], work,
                  env=dict(JUPYTER_CONFIG_DIR=str(cfg), JUPYTERLAB_WORKSPACES_DIR=str(work/'workspaces')))
     from playwright.sync_api import sync_playwright
-    from mtbench.judge import FakeChatServer
+    from mtbench.testing import FakeChatServer
     try:
         wait_http(srv.url + 'api', srv.proc, 90, 'jupyter lab')
         with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
