@@ -15,10 +15,11 @@ from .benchmark import Benchmark, register
 
 # %% auto #0
 __all__ = ['MMLUPRO_REPO', 'MMLUPRO_REVISION', 'CATEGORIES', 'LETTERS', 'TEST_SIZE', 'SHOTS', 'COLUMNS', 'INITIAL_PROMPT',
-           'PROMPT_FORMATS', 'STOP', 'MAX_MODEL_LENGTH', 'EXTRACTORS', 'NO_ANSWER', 'Z95', 'NOT_JUDGED', 'MMLU_PRO',
-           'mmlupro_dir', 'Item', 'split_files', 'MMLUProData', 'load_mmlupro', 'select_items', 'format_example',
-           'shots_by_category', 'cot_prompt', 'prompt_format', 'fit_prompt', 'token_budget', 'extract_answer',
-           'random_guess', 'is_correct', 'ScoredAnswer', 'score_output', 'stopping_at', 'rescore', 'answer_items',
+           'API_INSTRUCTION', 'PROMPT_FORMATS', 'STOP', 'MAX_MODEL_LENGTH', 'MAX_NEW_TOKENS', 'EXTRACTORS', 'NO_ANSWER',
+           'GUESS_SEED', 'Z95', 'REFERENCE', 'NOT_JUDGED', 'MMLU_PRO', 'mmlupro_dir', 'Item', 'split_files',
+           'MMLUProData', 'load_mmlupro', 'select_items', 'format_example', 'shots_by_category', 'cot_prompt',
+           'api_example', 'api_prompt', 'prompt_format', 'fit_prompt', 'token_budget', 'extract_answer', 'answer_text',
+           'draw_guesses', 'is_correct', 'ScoredAnswer', 'score_output', 'stopping_at', 'rescore', 'answer_items',
            'wilson_interval', 'accuracy_table', 'format_table', 'evaluate_mmlupro', 'MMLUPro', 'mmlupro_cli']
 
 # %% ../nbs/04c_mmlupro.ipynb #2749ca10
@@ -130,7 +131,7 @@ def select_items(items:list, # `Item`s, e.g. `MMLUProData.test`
                  samples_per_category:int|None=None, # a seeded random sample of this many per category (default: all)
                  seed:int=0, # the sample's seed
                 ) -> list:
-    "The chosen questions, sorted by id."
+    "The chosen questions, in the order of `items` (the split's, which TIGER-Lab's scripts score in)."
     have = _category_order(i.category for i in items)
     bad = [c for c in categories or [] if c not in have]
     if bad: raise MTBenchError(f"unknown categories {bad}; MMLU-Pro's are {', '.join(have)}")
@@ -141,19 +142,21 @@ def select_items(items:list, # `Item`s, e.g. `MMLUProData.test`
     for c in _category_order(categories or have):
         its = sorted((i for i in items if i.category == c), key=lambda i: i.question_id)
         out += random.Random(f'mmlu-pro:{seed}:{c}').sample(its, n) if n is not None and n < len(its) else its
-    return sorted(out, key=lambda i: i.question_id)
+    pos = {id(i): n for n, i in enumerate(items)}
+    return sorted(out, key=lambda i: pos[id(i)])
 
 # %% ../nbs/04c_mmlupro.ipynb #f6f2bfb1
 INITIAL_PROMPT = ('The following are multiple choice questions (with answers) about {$}. Think step by step and then finish your answer '
-                  'with "the answer is (X)" where X is the correct letter choice.\n\n\n') # their initial_prompt.txt, as generate_cot_prompt uses it
+                  'with "the answer is (X)" where X is the correct letter choice.\n\n\n') # the text of their initial_prompt.txt
 
 def format_example(item:Item, # a question
                    including_answer:bool=True, # with its worked answer (a validation example) or open (the question asked)
                   ) -> str:
-    "TIGER-Lab's `format_cot_example`."
+    "A question as `format_cot_example` of TIGER-Lab's evaluate_from_local.py writes it."
     p = f"Question:\n{item.question}\nOptions:\n" + ''.join(f"{LETTERS[i]}. {o}\n" for i, o in enumerate(item.options))
     if including_answer: return p + item.cot_content.replace("A: Let's think step by step.", "Answer: Let's think step by step.") + "\n\n"
     return p + "Answer: Let's think step by step."
+
 
 # %% ../nbs/04c_mmlupro.ipynb #9440bb30
 def shots_by_category(validation:list, # the validation split's `Item`s
@@ -167,15 +170,40 @@ def cot_prompt(item:Item, # the question to ask
                shots:dict, # `shots_by_category(validation)`
                k:int=SHOTS, # how many worked examples
               ) -> str:
-    "TIGER-Lab's `generate_cot_prompt`: instruction, `k` worked examples of the category, the question."
+    "The prompt of `generate_cot_prompt` (evaluate_from_local.py): instruction, a newline, `k` worked examples of the category, the question."
     exs = shots.get(item.category)
     if not exs: raise MTBenchError(f"the validation split has no worked examples of {item.category!r}, which the prompt needs; is the data folder complete?")
-    return INITIAL_PROMPT.replace('{$}', item.category) + ''.join(format_example(e) for e in exs[:k]) + format_example(item, False)
+    return INITIAL_PROMPT.replace('{$}', item.category) + '\n' + ''.join(format_example(e) for e in exs[:k]) + format_example(item, False)
+
+# %% ../nbs/04c_mmlupro.ipynb #7b3d9e41
+API_INSTRUCTION = ('The following are multiple choice questions (with answers) about {}. Think step by step and then output the answer '
+                   'in the format of "The answer is (X)" at the end.\n\n') # evaluate_from_api.py, single_request
+
+def api_example(question:str, # the question
+                options:list, # its options
+                cot_content:str='', # the worked answer; none: "Let's think step by step."
+               ) -> str:
+    "A question as `format_example` of TIGER-Lab's evaluate_from_api.py writes it."
+    cot = cot_content or "Let's think step by step."
+    if cot.startswith('A: '): cot = cot[3:]
+    p = f"Question: {question}\nOptions: " + ''.join(f"{LETTERS[i]}. {o}\n" for i, o in enumerate(options))
+    return p + (f"Answer: {cot}\n\n" if cot else "Answer: ")
+
+def api_prompt(item:Item, # the question to ask
+               shots:dict, # `shots_by_category(validation)`
+              ) -> str:
+    "The one user message of evaluate_from_api.py: instruction, every worked example of the category, the question."
+    exs = shots.get(item.category)
+    if not exs: raise MTBenchError(f"the validation split has no worked examples of {item.category!r}, which the prompt needs; is the data folder complete?")
+    return (API_INSTRUCTION.format(item.category) + ''.join(api_example(e.question, e.options, e.cot_content) for e in exs)
+            + api_example(item.question, item.options))
+
 
 # %% ../nbs/04c_mmlupro.ipynb #f85d67fc
 PROMPT_FORMATS = ['auto', 'plain', 'chat']
 STOP = ['Question:'] # TIGER-Lab's local script stops a completion where the model begins the next question
 MAX_MODEL_LENGTH = 4096 # their vLLM context: worked examples are dropped while prompt + max new tokens would not fit
+MAX_NEW_TOKENS = {'plain': 2048, 'chat': 4000} # their local script's max_new_tokens; their API script's max_tokens
 
 def prompt_format(backend, # a backend from `mtbench.conversation.make_backend`
                   fmt:str='auto', # auto, plain or chat
@@ -188,13 +216,16 @@ def prompt_format(backend, # a backend from `mtbench.conversation.make_backend`
                            "an endpoint (--model-base-url) is asked with one chat message")
     return fmt if fmt != 'auto' else 'plain' if tokenizes else 'chat'
 
+
 # %% ../nbs/04c_mmlupro.ipynb #a077f3af
 def fit_prompt(item:Item, # the question
                shots:dict, # `shots_by_category(validation)`
-               count=None, # prompt -> its tokens; None: always five examples (an endpoint)
-               budget:int|None=None, # the prompt must have fewer tokens than this
+               count=None, # prompt -> its tokens; None: five examples, no limit
+               budget:int|None=None, # the plain prompt must have fewer tokens than this
+               fmt:str='plain', # plain (evaluate_from_local.py's prompt) or chat (evaluate_from_api.py's)
               ) -> tuple[str, int]:
-    "The prompt and its number of worked examples: five, fewer while `count(prompt)` reaches `budget` (TIGER-Lab's local script)."
+    "The prompt and its number of worked examples. Plain: five, fewer while `count(prompt)` reaches `budget`; chat: all of the category's."
+    if fmt == 'chat': return api_prompt(item, shots), len(shots[item.category])
     for k in range(SHOTS, -1, -1):
         p = cot_prompt(item, shots, k)
         if count is None or budget is None or count(p) < budget: break
@@ -204,6 +235,7 @@ def token_budget(backend, max_new_tokens:int) -> int|None:
     "The prompt tokens TIGER-Lab's rule allows: their 4096 (or less, the model's context) less the answer's tokens."
     ctx = getattr(backend, 'context', None)
     return min(MAX_MODEL_LENGTH, ctx or MAX_MODEL_LENGTH) - max_new_tokens
+
 
 # %% ../nbs/04c_mmlupro.ipynb #a3ea7209
 EXTRACTORS = [ # (name, pattern, flags, group): TIGER-Lab's extract_answer, extract_again, extract_final, in that order
@@ -220,14 +252,29 @@ def extract_answer(text:str|None, # the model's output
         if m: return m.group(group), name
     return None, None
 
+# %% ../nbs/04c_mmlupro.ipynb #2d7c4e90
+def answer_text(text:str, # what the model wrote
+                fmt:str='plain', # the prompt format
+               ) -> str:
+    "The text the letter is read from: the API script's (chat) drops every '**' first; the local script's (plain) reads it as it is."
+    return text.replace('**', '') if fmt == 'chat' else text
+
+
 # %% ../nbs/04c_mmlupro.ipynb #62ba47e4
 NO_ANSWER = ['random', 'wrong'] # --no-answer: TIGER-Lab's random option, or wrong
+GUESS_SEED = 12345 # both scripts' random.seed(12345)
 
-def random_guess(item:Item, # the question
-                 seed:int=0, # --seed
-                ) -> str:
-    "The option TIGER-Lab's script takes when no letter is found (`random.randint(0, len(options)-1)`), seeded by question."
-    return LETTERS[random.Random(f'mmlu-pro:{seed}:{item.question_id}').randint(0, len(item.options) - 1)]
+def draw_guesses(items:list, # the questions of the run, in the test split's order
+                 preds:dict, # {question_id: extracted letter or None}, for the questions with a record
+                 seed:int=GUESS_SEED, # the random numbers' seed
+                ) -> dict:
+    "{question_id: guessed letter} for the questions without a letter, drawn as evaluate_from_local.py's `save_res` draws."
+    rng, out = random.Random(seed), {}
+    for c in sorted({i.category for i in items}): # main(): sorted(selected_subjects)
+        miss = [i for i in items if i.category == c and i.question_id in preds and not preds[i.question_id]]
+        for _ in range(2): # eval_cot calls save_res twice; the second call's draws are counted
+            for i in miss: out[i.question_id] = LETTERS[rng.randint(0, len(i.options) - 1)]
+    return out
 
 def is_correct(pred:str|None, # the extracted letter
                guess:str|None, # the random option, when no letter was found
@@ -236,6 +283,7 @@ def is_correct(pred:str|None, # the extracted letter
               ) -> bool:
     "Whether a question counts as right."
     return pred == answer if pred is not None else no_answer == 'random' and guess == answer
+
 
 # %% ../nbs/04c_mmlupro.ipynb #a88e3745
 @dataclass
@@ -247,19 +295,19 @@ class ScoredAnswer(_Record):
     answer: str # the right letter
     pred: str|None # the letter read from the output; None: no pattern found one
     extracted_by: str|None # the pattern that found it: 'answer is', 'Answer:' or 'last letter'
-    guess: str|None # no letter: the seeded random option TIGER-Lab's script takes
+    guess: str|None # no letter: the random option TIGER-Lab's script takes (`draw_guesses`)
     correct: bool # pred is the answer (no letter: the guess is, under --no-answer random)
-    output: str # what the model wrote, its <think> block removed
+    output: str # what the model wrote, its <think> block removed (chat: and its '**', as the API script saves it)
     tstamp: float # when it was answered
     extra: dict = field(default_factory=dict) # raw, shots, prompt_format, new_tokens, seconds, prompt_digest, error
 
     @property
     def key(self): return self.question_id
 
-def score_output(item:Item, text:str, seed:int=0, no_answer:str='random') -> dict:
-    "The letter in `text`, how it was found, the guess if none was, and whether `item` counts as right."
+def score_output(item:Item, text:str, no_answer:str='random', guess:str|None=None) -> dict:
+    "The letter in `text`, how it was found, the guess (from `draw_guesses`) if none was, and whether `item` counts as right."
     pred, how = extract_answer(text)
-    guess = random_guess(item, seed) if pred is None else None
+    guess = guess if pred is None else None
     return dict(pred=pred, extracted_by=how, guess=guess, correct=is_correct(pred, guess, item.answer, no_answer))
 
 # %% ../nbs/04c_mmlupro.ipynb #f011e83c
@@ -279,32 +327,35 @@ def _digest(fmt, max_new_tokens, prompt) -> str:
 def _ask(backend, items, shots, fmt, max_new_tokens) -> list:
     "One (number of worked examples, `Completion`) per item, asked in one call of the backend."
     count = (lambda p: len(backend.encode(p))) if fmt == 'plain' else None
-    asked = [fit_prompt(it, shots, count, token_budget(backend, max_new_tokens)) for it in items]
+    asked = [fit_prompt(it, shots, count, token_budget(backend, max_new_tokens), fmt) for it in items]
     msgs = [p if fmt == 'plain' else [{'role': 'user', 'content': p}] for p, _ in asked]
     with stopping_at(backend, STOP if fmt == 'plain' else []):
         comps = backend.generate(msgs, 0.0, max_new_tokens, 0) # greedy, as both their scripts
     return [(k, c) for (_, k), c in zip(asked, comps)]
 
-def _record(model_id, it, k, c, fmt, digest, seed, no_answer) -> ScoredAnswer:
+def _record(model_id, it, k, c, fmt, digest, no_answer) -> ScoredAnswer:
+    "The record of one answer; its guess, if it needs one, is drawn by `rescore` once the run's answers are all in."
     extra = dict(shots=k, prompt_format=fmt, no_answer=no_answer, new_tokens=c.new_tokens, seconds=round(c.seconds, 3), prompt_digest=digest)
     if c.error is not None:
         return ScoredAnswer(it.question_id, model_id, it.category, it.answer, None, None, None, False, '', time.time(), {**extra, 'error': c.error})
-    if c.raw != c.text: extra['raw'] = c.raw
-    return ScoredAnswer(it.question_id, model_id, it.category, it.answer, **score_output(it, c.text, seed, no_answer),
-                        output=c.text, tstamp=time.time(), extra=extra)
+    text = answer_text(c.text, fmt)
+    if c.raw != text: extra['raw'] = c.raw
+    return ScoredAnswer(it.question_id, model_id, it.category, it.answer, **score_output(it, text, no_answer),
+                        output=text, tstamp=time.time(), extra=extra)
+
 
 # %% ../nbs/04c_mmlupro.ipynb #341251a0
 def rescore(path:Path, # a model's record file
-            items:list, # the questions of the run
-            seed:int=0, # --seed
+            items:list, # the questions of the run, in the test split's order
             no_answer:str='random', # --no-answer
            ) -> int:
-    "Score the records of `items` in `path` again (extraction and --no-answer rule); returns how many changed."
+    "Score the records of `items` in `path` again (extraction, guesses, --no-answer rule); returns how many changed."
     out, by_id = RecordFile(path, ScoredAnswer), {i.question_id: i for i in items}
+    recs = {q: r for q, r in out.load().items() if q in by_id and 'error' not in r.extra}
+    guesses = draw_guesses(items, {q: extract_answer(r.output)[0] for q, r in recs.items()})
     changed = []
-    for q, r in out.load().items():
-        if q not in by_id or 'error' in r.extra: continue
-        s = score_output(by_id[q], r.output, seed, no_answer)
+    for q, r in recs.items():
+        s = score_output(by_id[q], r.output, no_answer, guesses.get(q))
         if any(getattr(r, k) != v for k, v in s.items()) or r.extra.get('no_answer') != no_answer:
             for k, v in s.items(): setattr(r, k, v)
             r.extra['no_answer'] = no_answer; changed.append(r)
@@ -317,20 +368,20 @@ def _progress(total, name, enabled):
     bar = enabled if callable(enabled) else tqdm
     return bar(total=total, desc=f"mmlu-pro {name}", unit='q', disable=not enabled or total == 0, file=sys.stderr, dynamic_ncols=True)
 
+
 # %% ../nbs/04c_mmlupro.ipynb #d3d61e9f
 def answer_items(backend, # a backend from `mtbench.conversation.make_backend`
                  items:list, # the `Item`s to answer
                  shots:dict, # `shots_by_category(validation)`
                  folder:str|Path, # where the record file goes (OUTPUT/mmlu-pro)
                  fmt:str='plain', # plain or chat (`prompt_format`)
-                 max_new_tokens:int=2048, # new tokens per answer (TIGER-Lab: 2048)
-                 seed:int=0, # seeds the random guesses
+                 max_new_tokens:int=2048, # new tokens per answer (TIGER-Lab: 2048 plain, 4000 chat)
                  no_answer:str='random', # random or wrong
                  progress=True, # a progress bar: True (tqdm's), False, or a tqdm-like class
                 ) -> dict:
     "Answer and score `items`, appending each to OUTPUT/mmlu-pro/{model_id}.jsonl as it is done; resumable."
     out = RecordFile(Path(folder)/f'{backend.model_id}.jsonl', ScoredAnswer)
-    have, digest = out.load(), {it.question_id: _digest(fmt, max_new_tokens, cot_prompt(it, shots)) for it in items}
+    have, digest = out.load(), {it.question_id: _digest(fmt, max_new_tokens, fit_prompt(it, shots, fmt=fmt)[0]) for it in items}
     done = {q for q, r in have.items() if 'error' not in r.extra and r.extra.get('prompt_digest') == digest.get(q)}
     todo = sorted((it for it in items if it.question_id not in done), key=lambda it: len(it.question) + sum(map(len, it.options)))
     log.info(f"{backend.model_id}: {len(items)-len(todo)} of {len(items)} MMLU-Pro questions already answered, {len(todo)} to go; {fmt} prompts; {backend!r}")
@@ -340,7 +391,7 @@ def answer_items(backend, # a backend from `mtbench.conversation.make_backend`
         for i in range(0, len(todo), step):
             wave = todo[i:i+step]
             for it, (k, c) in zip(wave, _ask(backend, wave, shots, fmt, max_new_tokens)):
-                out.append(_record(backend.model_id, it, k, c, fmt, digest[it.question_id], seed, no_answer))
+                out.append(_record(backend.model_id, it, k, c, fmt, digest[it.question_id], no_answer))
                 stats['failed' if c.error else 'answered'] += 1; stats['new_tokens'] += c.new_tokens
                 bar.update(1)
             if out.stop_reason: raise out.stop_reason # the disk filled: this wave landed in the reserve
@@ -348,7 +399,7 @@ def answer_items(backend, # a backend from `mtbench.conversation.make_backend`
     secs = time.perf_counter() - t0
     out.compact()
     return dict(model_id=backend.model_id, file=str(out.path), questions=len(items), already_answered=len(items)-len(todo), **stats,
-                rescored=rescore(out.path, items, seed, no_answer), seconds=round(secs, 3),
+                rescored=rescore(out.path, items, no_answer), seconds=round(secs, 3),
                 tokens_per_s=round(stats['new_tokens']/secs, 2) if todo and secs else None, backend=backend.kind, batch_size=backend.batch_size)
 
 # %% ../nbs/04c_mmlupro.ipynb #fc03a7c8
@@ -402,34 +453,41 @@ def _write_json(path, d):
     with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False) as f: json.dump(d, f, indent=1, default=str)
     os.replace(f.name, path)
 
-def _protocol(no_answer, seed) -> dict:
-    return dict(reference='github.com/TIGER-AI-Lab/MMLU-Pro evaluate_from_local.py / evaluate_from_api.py',
-                prompt=f"{SHOTS}-shot chain of thought: initial_prompt.txt, the category's validation examples (format_cot_example), the question",
-                extraction=[p for _, p, _, _ in EXTRACTORS], no_answer=no_answer,
-                guess=f"random.Random('mmlu-pro:{seed}:QUESTION_ID').randint(0, len(options)-1)" if no_answer == 'random' else None,
-                temperature=0.0, accuracy='correct / answered per category; overall: micro average', interval='Wilson score, 95%')
+REFERENCE = 'github.com/TIGER-AI-Lab/MMLU-Pro at f418b116db00b065c2aea046518d8fcf74d39872: evaluate_from_local.py (plain), evaluate_from_api.py (chat)'
+
+def _protocol(no_answer) -> dict:
+    return dict(reference=REFERENCE, extraction=[p for _, p, _, _ in EXTRACTORS], no_answer=no_answer,
+                guess=(f"evaluate_from_local.py's: random.Random({GUESS_SEED}), categories sorted, randint(0, len(options)-1) twice over each "
+                       "category's questions without a letter in the split's order, the second draw kept") if no_answer == 'random' else None,
+                temperature=0.0, accuracy='correct / (correct + wrong) per category; overall: micro average', interval='Wilson score, 95%')
 
 def _prompt_info(backend, fmt, max_new_tokens) -> dict:
-    plain = fmt == 'plain'
-    return dict(format=fmt, as_in='evaluate_from_local.py (a completion prompt, no chat template)' if plain else
-                'evaluate_from_api.py (one user message)' + ('' if hasattr(backend, 'tok') else ', the endpoint applies its chat template'),
-                stop=STOP if plain else [], max_new_tokens=max_new_tokens,
-                shots=f"{SHOTS}, fewer while the prompt reaches {token_budget(backend, max_new_tokens)} tokens" if plain else SHOTS)
+    "run.json's record of which prompt style a model was asked with."
+    if fmt == 'plain':
+        return dict(format=fmt, style='evaluate_from_local.py generate_cot_prompt', as_in='a completion prompt, no chat template',
+                    stop=STOP, max_new_tokens=max_new_tokens, shots=f"{SHOTS}, fewer while the prompt reaches {token_budget(backend, max_new_tokens)} tokens")
+    return dict(format=fmt, style='evaluate_from_api.py single_request', stop=[], max_new_tokens=max_new_tokens, shots="all of the category's",
+                as_in='one user message' + ('' if hasattr(backend, 'tok') else ', the endpoint applies its chat template'),
+                response="'**' removed before the letter is read")
+
 
 # %% ../nbs/04c_mmlupro.ipynb #a075e4e3
-def _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, seed, no_answer, progress, **kw) -> dict:
+def _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, no_answer, progress, **kw) -> dict:
     "One model: its backend made, its answers asked and scored, its memory freed."
     from mtbench.conversation import make_backend
     from mtbench.memory import free_memory
-    longest = max(len(cot_prompt(i, shots)) for i in items)//3 + 64
-    backend, own = make_backend(model, max_new_tokens=max_new_tokens, prompt_tokens=longest, **kw)
+    longest = max(max(len(cot_prompt(i, shots)), len(api_prompt(i, shots))) for i in items)//3 + 64
+    guess_fmt = fmt if fmt != 'auto' else 'chat' if kw.get('model_base_url') else 'plain' # the format, before the backend says
+    backend, own = make_backend(model, max_new_tokens=max_new_tokens or MAX_NEW_TOKENS[guess_fmt], prompt_tokens=longest, **kw)
     try:
         fmt = prompt_format(backend, fmt)
-        info = answer_items(backend, items, shots, folder, fmt, max_new_tokens, seed, no_answer, progress)
+        max_new_tokens = max_new_tokens or MAX_NEW_TOKENS[fmt]
+        info = answer_items(backend, items, shots, folder, fmt, max_new_tokens, no_answer, progress)
         return {**info, 'prompt': _prompt_info(backend, fmt, max_new_tokens)}
     finally:
         if own: backend.close()
         free_memory()
+
 
 # %% ../nbs/04c_mmlupro.ipynb #2c59273d
 def evaluate_mmlupro(models:list, # registry names, Hugging Face ids or folders; with `model_base_url`, the served models' names
@@ -438,10 +496,10 @@ def evaluate_mmlupro(models:list, # registry names, Hugging Face ids or folders;
                      revision:str|None=None, # the dataset's revision (default MMLUPRO_REVISION, else main)
                      categories:list|None=None, # only these categories
                      samples_per_category:int|None=None, # a seeded random sample of this many test questions per category
-                     seed:int=0, # seeds the sample and the random guesses
+                     seed:int=0, # seeds the sample (the guesses use TIGER-Lab's seed, `GUESS_SEED`)
                      no_answer:str='random', # no letter found: random (TIGER-Lab's random option) or wrong
                      prompt_format:str='auto', # auto (plain for local models and engines, chat for endpoints), plain or chat
-                     max_new_tokens:int=2048, # new tokens per answer (TIGER-Lab: 2048)
+                     max_new_tokens:int|None=None, # new tokens per answer (default TIGER-Lab's: 2048 plain, 4000 chat)
                      command:str|None=None, # the command line, for run.json
                      progress=True, # progress bars: True (tqdm's), False, or a tqdm-like class
                      hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
@@ -450,7 +508,7 @@ def evaluate_mmlupro(models:list, # registry names, Hugging Face ids or folders;
     "MMLU-Pro for `models`: answers, extraction and accuracy with intervals; resumable. Returns the table, run.json's content and the folder."
     if no_answer not in NO_ANSWER: raise MTBenchError(f"--no-answer {no_answer!r}: choose from {', '.join(NO_ANSWER)}")
     if prompt_format not in PROMPT_FORMATS: raise MTBenchError(f"--prompt-format {prompt_format!r}: choose from {', '.join(PROMPT_FORMATS)}")
-    if max_new_tokens < 1: raise MTBenchError(f"--max-new-tokens {max_new_tokens}: use 1 or more")
+    if max_new_tokens is not None and max_new_tokens < 1: raise MTBenchError(f"--max-new-tokens {max_new_tokens}: use 1 or more")
     if not models: raise MTBenchError("no models given")
     data = load_mmlupro(data_dir, revision, hub_cache)
     items, shots = select_items(data.test, categories, samples_per_category, seed), shots_by_category(data.validation)
@@ -470,12 +528,12 @@ def _run(models, data, items, shots, folder, revision, categories, samples_per_c
                              prompt_format=fmt, max_new_tokens=max_new_tokens, **backend_kw),
                data=dict(repo=MMLUPRO_REPO, revision=revision or os.environ.get('MMLUPRO_REVISION') or MMLUPRO_REVISION if data.commit else None,
                          commit=data.commit, folder=str(data.folder), files=data.data_files(), test_rows=len(data.test), validation_rows=len(data.validation)),
-               protocol=_protocol(no_answer, seed), questions=[i.question_id for i in items], versions=library_versions(), models={}, failures={})
+               protocol=_protocol(no_answer), questions=[i.question_id for i in items], versions=library_versions(), models={}, failures={})
     _write_json(folder/'run.json', run)
     try:
         for model in models:
             m = _name(model)
-            try: run['models'][m] = _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, seed, no_answer, progress, **backend_kw)
+            try: run['models'][m] = _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, no_answer, progress, **backend_kw)
             except (KeyboardInterrupt, StorageError): raise # the folder cannot be written: no other model's records could be
             except Exception as e:
                 run['failures'][m] = str(e) if isinstance(e, MTBenchError) else f"{type(e).__name__}: {e}"
@@ -519,10 +577,10 @@ def mmlupro_cli(models:Param('models to evaluate: registry names, Hugging Face i
                 revision:str=None, # the dataset's revision: a branch, tag or commit (default MMLUPRO_REVISION, else main)
                 categories:Param('only these categories (quote "computer science")', str, nargs='+')=None,
                 samples_per_category:int=None, # a seeded random sample of this many test questions per category (default: all)
-                seed:int=0, # seeds the sample and the random guesses
-                no_answer:Param("no letter found: random (TIGER-Lab's random option, seeded) or wrong", str, choices=NO_ANSWER)='random',
+                seed:int=0, # seeds the sample (not the guesses: TIGER-Lab's 12345)
+                no_answer:Param("no letter found: random (TIGER-Lab's random option, drawn as their local script does) or wrong", str, choices=NO_ANSWER)='random',
                 prompt_format:Param('auto (plain for a local model or engine, chat for an endpoint), plain or chat', str, choices=PROMPT_FORMATS)='auto',
-                max_new_tokens:int=2048, # new tokens per answer (TIGER-Lab's 2048)
+                max_new_tokens:int=None, # new tokens per answer (default TIGER-Lab's: 2048 plain, 4000 chat)
                 batch_size:str='auto', # questions generated at once, or auto
                 model_base_url:str=None, # an OpenAI-compatible endpoint serving the models
                 api_key_env:str=None, # environment variable with the endpoint's key (default OPENAI_API_KEY, else none)
