@@ -144,9 +144,9 @@ def model_options() -> list[tuple[str,str]]:
 OWN_QUESTIONS = 'own'
 
 def benchmark_options() -> list[tuple[str,str]]:
-    "The benchmark menu as (label, value) pairs: the registered benchmarks a judge scores, then your own questions file."
-    from mtbench.benchmark import BENCHMARKS
-    return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in BENCHMARKS.items() if b.judged] + [
+    "The benchmark menu as (label, value) pairs: every benchmark a judge scores (their modules imported), then your own questions file."
+    from mtbench.benchmark import all_benchmarks
+    return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in all_benchmarks().items() if b.judged] + [
         ("your own questions file ...", OWN_QUESTIONS)]
 
 # %% ../nbs/07_colab.ipynb #26cf172f
