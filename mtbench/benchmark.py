@@ -42,12 +42,16 @@ class Benchmark:
 
 # %% ../nbs/03b_benchmark.ipynb #af61db80
 @patch
-def load(self:Benchmark, data_dir=None) -> L:
+def load(self:Benchmark,
+         data_dir=None, # where the benchmark's data lives (default: its download cache)
+        ) -> L:
     "Every question of the benchmark, checked."
     raise NotImplementedError
 
 @patch
-def category_order(self:Benchmark, questions) -> list:
+def category_order(self:Benchmark,
+                   questions, # the questions (`Question`s)
+                  ) -> list:
     "The categories in table order: `categories`, else as they first come in `questions`."
     return list(self.categories or dict.fromkeys(q.category for q in questions))
 
@@ -62,23 +66,32 @@ def questions(self:Benchmark, data_dir=None, # where its data lives (default: it
     return select_questions(qs, categories, question_ids, max_questions, self.category_order(qs), self.source)
 
 @patch
-def ability(self:Benchmark, q) -> str:
+def ability(self:Benchmark,
+            q, # the question
+           ) -> str:
     "The ability question `q` tests (the radar's axes): its `ability` field, else its category."
     return q.extra.get('ability') or q.category
 
 @patch
-def data_files(self:Benchmark, data_dir=None, reference=None) -> dict:
+def data_files(self:Benchmark,
+               data_dir=None, # where the benchmark's data lives (default: its download cache)
+               reference=None, # reference answers: a name in reference_answer/ or a path
+              ) -> dict:
     "The files a run reads, by name, for run.json to record with their sha256."
     return {}
 
 # %% ../nbs/03b_benchmark.ipynb #e113f0b1
 @patch
-def temperature(self:Benchmark, q) -> float:
+def temperature(self:Benchmark,
+                q, # the question
+               ) -> float:
     "The sampling temperature for `q`: FastChat's by category (0.7 for a category it does not know)."
     return category_temperature(q.category)
 
 @patch
-def answered_turns(self:Benchmark, q) -> list:
+def answered_turns(self:Benchmark,
+                   q, # the question
+                  ) -> list:
     "The turns of `q` the model answers."
     return list(range(1, len(q.turns)+1))
 
@@ -91,40 +104,58 @@ def messages(self:Benchmark, q, # the question
     return _messages(q, list(answers)[:turn-1])
 
 @patch
-def question_digest(self:Benchmark, q) -> str|None:
+def question_digest(self:Benchmark,
+                    q, # the question
+                   ) -> str|None:
     "A digest of what the model is asked in `q`, kept in its answer record; None: keep nothing."
     return hashlib.blake2b(json.dumps([q.category, q.turns]).encode(), digest_size=8).hexdigest()
 
 # %% ../nbs/03b_benchmark.ipynb #7a62ff20
 @patch
-def judged_turns(self:Benchmark, q) -> list:
+def judged_turns(self:Benchmark,
+                 q, # the question
+                ) -> list:
     "The turns of `q` that are judged."
     return list(range(1, len(q.turns)+1))
 
 @patch
-def needs_reference(self:Benchmark, q) -> bool:
+def needs_reference(self:Benchmark,
+                    q, # the question
+                   ) -> bool:
     "Whether `q` is judged against a reference answer (FastChat's math prompts)."
     return False
 
 @patch
-def references(self:Benchmark, questions, data_dir=None, reference=None) -> dict:
+def references(self:Benchmark,
+               questions, # the questions (`Question`s)
+               data_dir=None, # where the benchmark's data lives (default: its download cache)
+               reference=None, # reference answers: a name in reference_answer/ or a path
+              ) -> dict:
     "The reference `Answer`s of `questions` that need one, by question id."
     return {}
 
 @patch
-def judge_prompts(self:Benchmark, data_dir=None, path=None) -> dict:
+def judge_prompts(self:Benchmark,
+                  data_dir=None, # where the benchmark's data lives (default: its download cache)
+                  path=None, # a judge prompts file instead of the benchmark's own
+                 ) -> dict:
     "The judge prompts by name: FastChat's (or the file at `path`)."
     return load_judge_prompts(data_dir, path)
 
 @patch
 def judge_prompt(self:Benchmark, base, # FastChat's prompt for the question's kind at this turn (`mtbench.judge.prompt_name`)
-                 q, turn:int):
+                 q, # the question
+                 turn:int, # the turn, from 1
+                ):
     "The prompt that judges turn `turn` of `q`: `base`, generalised to that turn."
     if base is None: raise MTBenchError(f"{self.name}: no judge prompt for question {q.question_id}, turn {turn}")
     return turn_prompt(base, turn)
 
 @patch
-def judge_fields(self:Benchmark, q, turn:int) -> dict:
+def judge_fields(self:Benchmark,
+                 q, # the question
+                 turn:int, # the turn, from 1
+                ) -> dict:
     "Template fields beyond FastChat's (questions, answers, references) for turn `turn` of `q`."
     return {}
 
@@ -138,7 +169,9 @@ def check_mode(self:Benchmark, mode:str # 'single', 'pairwise-baseline' or 'pair
 
 # %% ../nbs/03b_benchmark.ipynb #42e5e7dd
 @patch
-def labels(self:Benchmark, data_dir=None) -> dict:
+def labels(self:Benchmark,
+           data_dir=None, # where the benchmark's data lives (default: its download cache)
+          ) -> dict:
     "Each question's category and ability (None when they are the categories), the categories' order, the most turns."
     qs = self.load(data_dir)
     cats, abil = {q.question_id: q.category for q in qs}, {q.question_id: self.ability(q) for q in qs}
@@ -148,7 +181,8 @@ def labels(self:Benchmark, data_dir=None) -> dict:
 # %% ../nbs/03b_benchmark.ipynb #cead1adb
 _ORDINALS = 'first second third fourth fifth sixth seventh eighth ninth tenth'.split()
 
-def ordinal(k:int) -> str:
+def ordinal(k:int # a whole number from 1
+           ) -> str:
     "'first', 'second', ... 'tenth', then '11th', '12th', '21st' ..."
     if k <= len(_ORDINALS): return _ORDINALS[k-1]
     return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
@@ -191,20 +225,33 @@ class MTBench(Benchmark):
     "MT-bench as FastChat runs it: 80 two-turn questions, the model's own history, FastChat's prompts, pooled means."
     name, title, size, categories, source = 'mt-bench', 'MT-bench', 80, CATEGORIES, 'question.jsonl'
     def folder(self, output_dir) -> Path: return Path(output_dir) # FastChat's layout, where runs before benchmarks keep it
-    def load(self, data_dir=None) -> L: return load_questions(data_dir)
+    def load(self,
+             data_dir=None, # where the benchmark's data lives (default: its download cache)
+            ) -> L: return load_questions(data_dir)
     def questions(self, data_dir=None, categories=None, question_ids=None, max_questions=None) -> L:
         return load_questions(data_dir, None, categories, question_ids, max_questions)
-    def question_digest(self, q): return None # FastChat's answer records, nothing added
-    def needs_reference(self, q) -> bool: return q.category in NEED_REF_CATS
+    def question_digest(self,
+                        q, # the question
+                       ): return None # FastChat's answer records, nothing added
+    def needs_reference(self,
+                        q, # the question
+                       ) -> bool: return q.category in NEED_REF_CATS
 
 # %% ../nbs/03b_benchmark.ipynb #0d7e96aa
 @patch
-def references(self:MTBench, questions, data_dir=None, reference:str|None='gpt-4') -> dict:
+def references(self:MTBench,
+               questions, # the questions (`Question`s)
+               data_dir=None, # where the benchmark's data lives (default: its download cache)
+               reference:str|None='gpt-4', # reference answers: a name in reference_answer/ or a path
+              ) -> dict:
     "GPT-4's reference answers (or the `reference` file's), when a question needs one."
     return load_reference_answers(reference or 'gpt-4', data_dir) if any(map(self.needs_reference, questions)) else {}
 
 @patch
-def data_files(self:MTBench, data_dir=None, reference:str|None='gpt-4') -> dict:
+def data_files(self:MTBench,
+               data_dir=None, # where the benchmark's data lives (default: its download cache)
+               reference:str|None='gpt-4', # reference answers: a name in reference_answer/ or a path
+              ) -> dict:
     "The question and judge prompt files, and the reference answers."
     files = {n: official_file(n, data_dir) for n in ('question.jsonl', 'judge_prompts.jsonl')}
     reference = reference or 'gpt-4'
@@ -213,7 +260,9 @@ def data_files(self:MTBench, data_dir=None, reference:str|None='gpt-4') -> dict:
     return files
 
 @patch
-def labels(self:MTBench, data_dir=None) -> dict:
+def labels(self:MTBench,
+           data_dir=None, # where the benchmark's data lives (default: its download cache)
+          ) -> dict:
     "The official categories by id, without reading the data (a FastChat judgment file can be read anywhere)."
     return dict(categories={qid: CATEGORIES[(qid-81)//10] for qid in range(81, 161)}, abilities=None, order=CATEGORIES, turns=2)
 
@@ -221,7 +270,8 @@ def labels(self:MTBench, data_dir=None) -> dict:
 BENCHMARKS = {} # name -> Benchmark
 MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro'} # name -> the module that registers it when imported
 
-def register(bench:Benchmark) -> Benchmark:
+def register(bench:Benchmark # the benchmark to make available
+            ) -> Benchmark:
     "Make `bench` available as `--benchmark NAME`."
     BENCHMARKS[bench.name] = bench
     return bench
@@ -336,9 +386,16 @@ class Suite(Benchmark):
                 ):
         self.path, self.items, self.name, self.title = Path(path), L(items), name, name
         self.categories, self.source, self.size = tasks or list(dict.fromkeys(q.category for q in items)), Path(path).name, len(items)
-    def load(self, data_dir=None) -> L: return self.items
-    def data_files(self, data_dir=None, reference=None) -> dict: return {'questions': self.path, 'judge_prompts.jsonl': official_file('judge_prompts.jsonl', data_dir)}
-    def needs_reference(self, q) -> bool: return q.reference is not None
+    def load(self,
+             data_dir=None, # where the benchmark's data lives (default: its download cache)
+            ) -> L: return self.items
+    def data_files(self,
+                   data_dir=None, # where the benchmark's data lives (default: its download cache)
+                   reference=None, # reference answers: a name in reference_answer/ or a path
+                  ) -> dict: return {'questions': self.path, 'judge_prompts.jsonl': official_file('judge_prompts.jsonl', data_dir)}
+    def needs_reference(self,
+                        q, # the question
+                       ) -> bool: return q.reference is not None
     def criteria(self, q, turn:int) -> str|None:
         "The criteria for turn `turn` of `q`, if any."
         c = q.extra.get('criteria')
@@ -346,19 +403,30 @@ class Suite(Benchmark):
 
 # %% ../nbs/03b_benchmark.ipynb #8baae01f
 @patch
-def references(self:Suite, questions, data_dir=None, reference=None) -> dict:
+def references(self:Suite,
+               questions, # the questions (`Question`s)
+               data_dir=None, # where the benchmark's data lives (default: its download cache)
+               reference=None, # reference answers: a name in reference_answer/ or a path
+              ) -> dict:
     "The questions' own reference answers, as reference `Answer` records."
     return {q.question_id: Answer(q.question_id, 'reference', 'reference', [{'index': 0, 'turns': q.reference}], 0.0)
             for q in questions if self.needs_reference(q)}
 
 @patch
-def judge_prompt(self:Suite, base, q, turn:int):
+def judge_prompt(self:Suite,
+                 base, # FastChat's prompt for the question's kind at this turn
+                 q, # the question
+                 turn:int, # the turn, from 1
+                ):
     "FastChat's prompt for the turn, with the case's criteria when it has some."
     p = Benchmark.judge_prompt(self, base, q, turn)
     return criteria_prompt(p) if self.criteria(q, turn) else p
 
 @patch
-def judge_fields(self:Suite, q, turn:int) -> dict:
+def judge_fields(self:Suite,
+                 q, # the question
+                 turn:int, # the turn, from 1
+                ) -> dict:
     c = self.criteria(q, turn)
     return {'criteria': c} if c else {}
 

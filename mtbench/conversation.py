@@ -415,10 +415,20 @@ def _generation_info(backend, temperature, max_new_tokens) -> dict:
 class _OwnHistory:
     "How turns are asked when no benchmark says otherwise: FastChat's way, each after the model's own earlier answers."
     history = 'own'
-    def temperature(self, q): return category_temperature(q.category)
-    def answered_turns(self, q): return range(1, len(q.turns)+1)
-    def messages(self, q, turn, answers=()): return _messages(q, list(answers)[:turn-1])
-    def question_digest(self, q): return None
+    def temperature(self,
+                    q, # the question
+                   ): return category_temperature(q.category)
+    def answered_turns(self,
+                       q, # the question
+                      ): return range(1, len(q.turns)+1)
+    def messages(self,
+                 q, # the question
+                 turn, # the turn, from 1
+                 answers=(), # the model's answers to the earlier turns
+                ): return _messages(q, list(answers)[:turn-1])
+    def question_digest(self,
+                        q, # the question
+                       ): return None
 
 def _failed_before(error): return error is not None and re.fullmatch(r'turn \d+ failed', error) is not None
 

@@ -167,12 +167,20 @@ class _OffProtocol:
     "A benchmark asked with your own system prompt and/or one temperature for every question."
     def __init__(self, bench, system_prompt=None, temperature=None): self._bench, self.system_prompt, self.temp = bench, system_prompt, temperature
     def __getattr__(self, k): return getattr(self._bench, k)
-    def temperature(self, q): return self._bench.temperature(q) if self.temp is None else self.temp
-    def messages(self, q, turn, answers=()):
+    def temperature(self,
+                    q, # the question
+                   ): return self._bench.temperature(q) if self.temp is None else self.temp
+    def messages(self,
+                 q, # the question
+                 turn, # the turn, from 1
+                 answers=(), # the model's answers to the earlier turns
+                ):
         m = self._bench.messages(q, turn, answers)
         return m if self.system_prompt is None else [{'role': 'system', 'content': self.system_prompt}, *(x for x in m if x['role'] != 'system')]
 
-def off_protocol_tag(system_prompt:str|None, temperature:float|None) -> str:
+def off_protocol_tag(system_prompt:str|None, # the off-protocol system prompt, if any
+                     temperature:float|None, # the off-protocol temperature, if any
+                    ) -> str:
     "The tag off-protocol answers are filed under: +sys-HASH (the system prompt's), +tT (the temperature)."
     import hashlib
     return ((f"+sys-{hashlib.blake2b(system_prompt.encode(), digest_size=3).hexdigest()}" if system_prompt is not None else '')
@@ -190,7 +198,9 @@ def gen_bench(self:MTBenchEvaluator):
     return _OffProtocol(self.bench, self.system_prompt, self.temperature)
 
 @patch
-def model_id(self:MTBenchEvaluator, model:str) -> str|None:
+def model_id(self:MTBenchEvaluator,
+             model:str, # a registry name, Hugging Face id or folder
+            ) -> str|None:
     "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag."
     tag, ep = off_protocol_tag(self.system_prompt, self.temperature), (self.endpoints or {}).get(model)
     if not tag: return model if ep else None

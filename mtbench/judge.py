@@ -119,7 +119,9 @@ class JudgeTask:
         if self._own: return self.bench.judge_messages(self)
         return [judge_messages(self.prompt, u) for u in self.user_prompts]
 
-    def parse(self, text:str) -> float:
+    def parse(self,
+              text:str, # the judge's reply
+             ) -> float:
         "The rating in the judge's reply: the benchmark's parser, else FastChat's."
         return (getattr(self.bench, 'parse', None) or parse_rating)(text)
 
@@ -997,8 +999,12 @@ class _RubricBench:
     scale = (1, 5)
     def __init__(self, bench, spec): self._bench, self._spec = bench, spec
     def __getattr__(self, k): return getattr(self._bench, k)
-    def judge_messages(self, task): return [rubric_messages(task, self._spec)]
-    def parse(self, text): return parse_result(text)
+    def judge_messages(self,
+                       task, # the judgment to make (`JudgeTask`)
+                      ): return [rubric_messages(task, self._spec)]
+    def parse(self,
+              text, # the judge's reply
+             ): return parse_result(text)
 
 # %% ../nbs/04_judge.ipynb #757b48e4
 def _rubric_tasks(tasks, spec) -> L:

@@ -35,7 +35,7 @@ COLUMNS = ['question_id', 'question', 'options', 'answer', 'answer_index', 'cate
 def mmlupro_dir(data_dir:str|Path|None=None, # a folder holding the parquet files; default MMLUPRO_DATA_DIR, else the hub
                 revision:str|None=None, # a branch, tag or commit of the dataset; default MMLUPRO_REVISION, else 'main'
                 hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
-               ) -> tuple[Path, str|None]:
+               ) -> tuple:
     "The folder MMLU-Pro's files are read from, and the dataset commit it holds (None for a folder of your own)."
     path = data_dir or os.environ.get('MMLUPRO_DATA_DIR')
     if path:
@@ -54,8 +54,8 @@ def mmlupro_dir(data_dir:str|Path|None=None, # a folder holding the parquet file
 @dataclass
 class Item:
     "One MMLU-Pro question: a row of its parquet files."
-    question_id: int
-    question: str
+    question_id: int # the dataset's id of the question
+    question: str # the question's text
     options: list # the options, 'N/A' dropped as TIGER-Lab's preprocess does
     answer: str # the right option's letter
     answer_index: int # the right option's index
@@ -231,7 +231,9 @@ def fit_prompt(item:Item, # the question
         if count is None or budget is None or count(p) < budget: break
     return p, k
 
-def token_budget(backend, max_new_tokens:int) -> int|None:
+def token_budget(backend, # the answer backend (its `context`, where it knows it)
+                 max_new_tokens:int, # the answer's new tokens
+                ) -> int|None:
     "The prompt tokens TIGER-Lab's rule allows: their 4096 (or less, the model's context) less the answer's tokens."
     ctx = getattr(backend, 'context', None)
     return min(MAX_MODEL_LENGTH, ctx or MAX_MODEL_LENGTH) - max_new_tokens
@@ -245,7 +247,7 @@ EXTRACTORS = [ # (name, pattern, flags, group): TIGER-Lab's extract_answer, extr
 ]
 
 def extract_answer(text:str|None, # the model's output
-                  ) -> tuple[str|None, str|None]:
+                  ) -> tuple:
     "The answer letter and the name of the pattern that found it; (None, None) when none does."
     for name, pat, flags, group in EXTRACTORS:
         m = re.search(pat, text or '', flags)
@@ -289,9 +291,9 @@ def is_correct(pred:str|None, # the extracted letter
 @dataclass
 class ScoredAnswer(_Record):
     "A model's answer to one MMLU-Pro question, read and scored: a line of OUTPUT/mmlu-pro/{model_id}.jsonl."
-    question_id: int
-    model_id: str
-    category: str
+    question_id: int # the dataset's id of the question
+    model_id: str # the answer file's name: the model's
+    category: str # the question's category
     answer: str # the right letter
     pred: str|None # the letter read from the output; None: no pattern found one
     extracted_by: str|None # the pattern that found it: 'answer is', 'Answer:' or 'last letter'
@@ -304,7 +306,11 @@ class ScoredAnswer(_Record):
     @property
     def key(self): return self.question_id
 
-def score_output(item:Item, text:str, no_answer:str='random', guess:str|None=None) -> dict:
+def score_output(item:Item, # the question
+                 text:str, # the model's output
+                 no_answer:str='random', # random (TIGER-Lab's guess) or wrong, where no letter is found
+                 guess:str|None=None, # the guessed letter (`draw_guesses`), used where no letter is found
+                ) -> dict:
     "The letter in `text`, how it was found, the guess (from `draw_guesses`) if none was, and whether `item` counts as right."
     pred, how = extract_answer(text)
     guess = guess if pred is None else None
@@ -312,7 +318,9 @@ def score_output(item:Item, text:str, no_answer:str='random', guess:str|None=Non
 
 # %% ../nbs/04c_mmlupro.ipynb #f011e83c
 @contextlib.contextmanager
-def stopping_at(backend, stops:list):
+def stopping_at(backend, # the answer backend
+                stops:list, # the strings that end a completion
+               ):
     "Make `backend` stop its completions at `stops` while the block runs (the local backend and engines)."
     if not hasattr(backend, 'stop_strings'): yield; return
     old = backend.stop_strings
@@ -556,14 +564,25 @@ NOT_JUDGED = ("mmlu-pro is scored by extracting the answer letter, not by a judg
 class MMLUPro(Benchmark):
     "MMLU-Pro in the benchmark layer: 12,032 questions, five-shot chain of thought, scored by letter extraction."
     name, title, size, categories, source, judged = 'mmlu-pro', 'MMLU-Pro', TEST_SIZE, CATEGORIES, 'the MMLU-Pro test split', False
-    def load(self, data_dir=None) -> L:
+    def load(self,
+             data_dir=None, # where the benchmark's data lives (default: its download cache)
+            ) -> L:
         "The test questions as `Question`s: the question and its lettered options as the one turn."
         return L(Question(i.question_id, i.category, [format_example(i, False)], extra=dict(options=i.options, answer=i.answer, src=i.src))
                  for i in load_mmlupro(data_dir).test)
-    def temperature(self, q) -> float: return 0.0
+    def temperature(self,
+                    q, # the question
+                   ) -> float: return 0.0
     def questions(self, *args, **kwargs): raise MTBenchError(NOT_JUDGED)
-    def judge_prompt(self, base, q, turn): raise MTBenchError(NOT_JUDGED)
-    def data_files(self, data_dir=None, reference=None) -> dict:
+    def judge_prompt(self,
+                     base, # FastChat's prompt for the question's kind at this turn
+                     q, # the question
+                     turn, # the turn, from 1
+                    ): raise MTBenchError(NOT_JUDGED)
+    def data_files(self,
+                   data_dir=None, # where the benchmark's data lives (default: its download cache)
+                   reference=None, # reference answers: a name in reference_answer/ or a path
+                  ) -> dict:
         return {k: Path(v['path']) for k, v in load_mmlupro(data_dir).data_files().items()}
 
 MMLU_PRO = register(MMLUPro())

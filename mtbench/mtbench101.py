@@ -370,42 +370,66 @@ class MTBench101(Benchmark):
     modes = ('single',) # OpenCompass has no pairwise prompts for it
     data_dir = None # the data folder `load` read last
 
-    def load(self, data_dir=None) -> L:
+    def load(self,
+             data_dir=None, # where the benchmark's data lives (default: its download cache)
+            ) -> L:
         self.data_dir = data_dir
         return L(map(as_question, load_dialogues(data_dir)))
-    def data_files(self, data_dir=None, reference=None) -> dict: return {n: mtbench101_file(n, data_dir) for n in MTBENCH101_FILES}
-    def temperature(self, q) -> float: return 0.0
+    def data_files(self,
+                   data_dir=None, # where the benchmark's data lives (default: its download cache)
+                   reference=None, # reference answers: a name in reference_answer/ or a path
+                  ) -> dict: return {n: mtbench101_file(n, data_dir) for n in MTBENCH101_FILES}
+    def temperature(self,
+                    q, # the question
+                   ) -> float: return 0.0
 
 # %% ../nbs/04b_mtbench101.ipynb #da8c83c2
 @patch
-def answered_turns(self:MTBench101, q) -> list:
+def answered_turns(self:MTBench101,
+                   q, # the question
+                  ) -> list:
     "The judged turns: OpenCompass asks the model for no other."
     return judged_turns(as_dialogue(q))
 
 @patch
-def judged_turns(self:MTBench101, q) -> list: return judged_turns(as_dialogue(q))
+def judged_turns(self:MTBench101,
+                 q, # the question
+                ) -> list: return judged_turns(as_dialogue(q))
 
 @patch
-def messages(self:MTBench101, q, turn:int, answers:list=()) -> list:
+def messages(self:MTBench101,
+             q, # the question
+             turn:int, # the turn, from 1
+             answers:list=(), # the model's answers to the earlier turns
+            ) -> list:
     "The golden history, then turn `turn`'s user message (`answers`, the model's own, are not shown)."
     return answer_messages(as_dialogue(q), turn)
 
 @patch
-def question_digest(self:MTBench101, q) -> str:
+def question_digest(self:MTBench101,
+                    q, # the question
+                   ) -> str:
     return hashlib.blake2b(json.dumps([q.category, q.turns, q.extra['golden']]).encode(), digest_size=8).hexdigest()
 
 # %% ../nbs/04b_mtbench101.ipynb #bf089fbb
 def _prompts(bench): return load_opencompass_prompts(bench.data_dir)
 
 @patch
-def judge_prompts(self:MTBench101, data_dir=None, path=None) -> dict:
+def judge_prompts(self:MTBench101,
+                  data_dir=None, # where the benchmark's data lives (default: its download cache)
+                  path=None, # a judge prompts file instead of the benchmark's own
+                 ) -> dict:
     "No FastChat prompts: OpenCompass's are read (and checked) now, so a missing or changed file stops the run before any call."
     if path: raise MTBenchError(f"--judge-prompts {path}: MT-Bench-101 is judged with OpenCompass's prompts only; drop --judge-prompts")
     load_opencompass_prompts(data_dir)
     return {}
 
 @patch
-def judge_prompt(self:MTBench101, base, q, turn:int):
+def judge_prompt(self:MTBench101,
+                 base, # FastChat's prompt for the question's kind at this turn
+                 q, # the question
+                 turn:int, # the turn, from 1
+                ):
     "The task's OpenCompass prompt, as a `JudgePrompt` named `mt-bench-101-TASK`."
     p, t = _prompts(self), q.category
     return JudgePrompt(f'mt-bench-101-{t}', 'single', p.system(t), p.ref_template if t in p.need_ref else p.template,
@@ -413,7 +437,9 @@ def judge_prompt(self:MTBench101, base, q, turn:int):
 
 # %% ../nbs/04b_mtbench101.ipynb #d88f029d
 @patch
-def judge_messages(self:MTBench101, task) -> list:
+def judge_messages(self:MTBench101,
+                   task, # the judgment to make (`JudgeTask`)
+                  ) -> list:
     "OpenCompass's [system, user] messages for the model's answer to the task's turn: one game."
     q, model = task.question, task.models[0]
     answer = task.answers[model][q.question_id].texts()[task.turn-1]
@@ -421,7 +447,9 @@ def judge_messages(self:MTBench101, task) -> list:
     return [judge_messages(as_dialogue(q), task.turn, answer, _prompts(self))]
 
 @patch
-def parse(self:MTBench101, text:str) -> int:
+def parse(self:MTBench101,
+          text:str, # the judge's reply
+         ) -> int:
     "OpenCompass's rating (`parse_rating`), -1 where there is none."
     r = parse_rating(text)
     return -1 if r is None else r
@@ -430,7 +458,9 @@ def parse(self:MTBench101, text:str) -> int:
 ABILITIES = [a for abilities in TAXONOMY.values() for a in abilities] # the radar's axes, in the paper's order
 
 @patch
-def aggregate(self:MTBench101, d) -> dict:
+def aggregate(self:MTBench101,
+              d, # the judgments as a table, one row per judged turn
+             ) -> dict:
     "OpenCompass's scores (`aggregate`) per judge and model from valid judgments `d`, as the analysis's tables."
     import pandas as pd
     dialogues, rows = L(map(as_dialogue, self.load(self.data_dir))), []
