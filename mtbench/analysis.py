@@ -12,11 +12,11 @@ from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
-__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'PAIR_MODES', 'LOCAL_MARK', 'SCORE_FIELDS', 'read_judgments',
-           'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
+__all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'PAIR_KEY', 'PAIR_MODES', 'SPEED_COLS', 'COST_COLS', 'LOCAL_MARK', 'SCORE_FIELDS',
+           'read_judgments', 'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
            'category_scores', 'ability_scores', 'pairwise_rates', 'answer_stats', 'judge_costs', 'Results',
-           'show_results', 'summarize', 'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed',
-           'plot_pairwise', 'save_figures', 'write_report', 'show_cli']
+           'show_results', 'summarize', 'format_cell', 'format_money', 'format_results', 'plot_radar', 'plot_heatmap',
+           'plot_turns', 'plot_speed', 'plot_pairwise', 'save_figures', 'write_report', 'show_cli']
 
 # %% ../nbs/05_analysis.ipynb #362cfef9
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -461,7 +461,10 @@ def summarize(res:Results, # what `show_results` returned
     return d
 
 # %% ../nbs/05_analysis.ipynb #b34b4a0a
-def _cell(v, nd=2):
+def format_cell(v, # a table value
+                nd:int=2, # decimals of a float
+               ) -> str:
+    "A table cell: - for a missing value, floats to `nd` decimals."
     if v is None or (isinstance(v, float) and math.isnan(v)): return '-'
     if isinstance(v, float): return f'{v:.{nd}f}'
     return str(v)
@@ -471,7 +474,7 @@ def _numeric(c): return c == '-' or c.startswith('[') or re.fullmatch(r'-?[\d.]+
 def _table(rows, cols, markdown=False):
     "Rows (dicts) as an aligned text table or a Markdown one; `cols` are (header, key or function, decimals)."
     head = [h for h, *_ in cols]
-    body = [[_cell(g(r) if callable(g) else r.get(g), nd) for _, g, nd in cols] for r in rows]
+    body = [[format_cell(g(r) if callable(g) else r.get(g), nd) for _, g, nd in cols] for r in rows]
     right = [all(map(_numeric, c)) for c in zip(*body)] if body else [False]*len(cols) # numbers right-aligned, text left
     if markdown:
         return '\n'.join(['| ' + ' | '.join(head) + ' |', '|' + '|'.join('---:' if r else ':---' for r in right) + '|']
@@ -480,7 +483,10 @@ def _table(rows, cols, markdown=False):
     fmt = lambda cells: '  '.join(c.rjust(w[i]) if right[i] else c.ljust(w[i]) for i, c in enumerate(cells)).rstrip()
     return '\n'.join([fmt(head)] + [fmt(b) for b in body])
 
-def _money(v): return '-' if v is None else f'{v:.4f}' if v >= 0.01 or v == 0 else f'{v:.2g}'
+def format_money(v, # dollars, or None
+                ) -> str:
+    "Dollars to 4 decimals (2 significant digits below a cent), - when unknown."
+    return '-' if v is None else f'{v:.4f}' if v >= 0.01 or v == 0 else f'{v:.2g}'
 
 def _ci(r, lo='ci_low', hi='ci_high', nd=2):
     return '-' if r.get(lo) is None else f"[{r[lo]:.{nd}f}, {r[hi]:.{nd}f}]"
@@ -494,11 +500,11 @@ _OVERALL_COLS = [('model', 'model', 0), ('turn 1', 'turn_1', 2), ('turn 2', 'tur
 _PAIR_COLS = [('model', 'model', 0), ('win', 'win', 0), ('loss', 'loss', 0), ('tie', 'tie', 0), ('win rate', 'win_rate', 3),
              ('loss rate', 'loss_rate', 3), ('adjusted win rate', 'win_rate_adjusted', 3), ('95% CI', lambda r: _ci(r, nd=3), 0),
              ('dropped', 'dropped', 0)]
-_SPEED_COLS = [('model', 'model', 0), ('answers', 'answers', 0), ('failed', 'failed', 0), ('tokens/s', 'tokens_per_s', 1),
+SPEED_COLS = [('model', 'model', 0), ('answers', 'answers', 0), ('failed', 'failed', 0), ('tokens/s', 'tokens_per_s', 1),
               ('s/answer', 's_per_answer', 2), ('tokens/answer', 'tokens_per_answer', 0), ('peak GB', 'peak_memory_gb', 2),
               ('backend', 'backend', 0), ('dtype', 'dtype', 0), ('quant.', 'quantization', 0), ('batch', 'batch_size', 0)]
-_COST_COLS = [('judge', 'judge', 0), ('mode', 'mode', 0), ('model', 'model', 0), ('calls', lambda r: f"{r['judgments']:g}", 0), ('failed', 'failed', 0),
-             ('prompt tokens', 'prompt_tokens', 0), ('completion tokens', 'completion_tokens', 0), ('cost USD', lambda r: _money(r['cost_usd']), 0),
+COST_COLS = [('judge', 'judge', 0), ('mode', 'mode', 0), ('model', 'model', 0), ('calls', lambda r: f"{r['judgments']:g}", 0), ('failed', 'failed', 0),
+             ('prompt tokens', 'prompt_tokens', 0), ('completion tokens', 'completion_tokens', 0), ('cost USD', lambda r: format_money(r['cost_usd']), 0),
              ('latency s', 'latency_s', 2)]
 
 def _category_cols(rows):
@@ -532,11 +538,11 @@ def _sections(summary, markdown=False):
         b = rows[0]['baseline']
         out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + f": a win only when both games agree{_mark(judge)}",
                     t(rows, _PAIR_COLS)))
-    if summary['speed']: out.append(("Answers: speed and memory", t(summary['speed'], _SPEED_COLS)))
+    if summary['speed']: out.append(("Answers: speed and memory", t(summary['speed'], SPEED_COLS)))
     if summary['judge_cost']:
         costs = [r['cost_usd'] for r in summary['judge_cost']]
-        total = '' if None in costs else f" (total {_money(sum(costs))} USD)"
-        out.append((f"Judge: tokens and cost{total}", t(summary['judge_cost'], _COST_COLS)))
+        total = '' if None in costs else f" (total {format_money(sum(costs))} USD)"
+        out.append((f"Judge: tokens and cost{total}", t(summary['judge_cost'], COST_COLS)))
     return out
 
 # %% ../nbs/05_analysis.ipynb #6969ce2f

@@ -11,13 +11,13 @@ from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions,
                           select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir,
-                          _check_question, _question_records)
-from .conversation import _messages
+                          check_question, question_records)
+from .conversation import own_history
 
 # %% auto #0
 __all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
            'RESERVED_NAMES', 'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt', 'MTBench', 'register',
-           'all_benchmarks', 'Suite', 'load_suite', 'get_benchmark']
+           'all_benchmarks', 'read_yaml', 'yaml_line', 'yaml_fields', 'Suite', 'load_suite', 'get_benchmark']
 
 # %% ../nbs/03b_benchmark.ipynb #d997d2bb
 class Benchmark:
@@ -101,7 +101,7 @@ def messages(self:Benchmark, q, # the question
              answers:list=(), # the model's answers to the turns before (own history)
             ) -> list:
     "The chat messages that ask turn `turn` of `q`: the turns before and the model's own answers to them."
-    return _messages(q, list(answers)[:turn-1])
+    return own_history(q, list(answers)[:turn-1])
 
 @patch
 def question_digest(self:Benchmark,
@@ -303,10 +303,10 @@ def _check_extras(d, where, n):
 def _read_jsonl_suite(path) -> list:
     "The questions of a FastChat-format file of your own: any categories, any number of turns."
     qs, seen = [], {}
-    for i, d in _question_records(path):
+    for i, d in question_records(path):
         where = f"{path}:{i}"
         if not isinstance(d, dict): raise MTBenchError(f"{where}: expected a JSON object (a question)")
-        _check_question(d, where, categories=None, turns=None)
+        check_question(d, where, categories=None, turns=None)
         _check_extras(d, where, len(d['turns']))
         if d['question_id'] in seen: raise MTBenchError(f"{where}: question_id {d['question_id']} is already used on line {seen[d['question_id']]}")
         seen[d['question_id']] = i
@@ -314,7 +314,8 @@ def _read_jsonl_suite(path) -> list:
     return qs
 
 # %% ../nbs/03b_benchmark.ipynb #4841461b
-def _yaml(path):
+def read_yaml(path, # a YAML file
+             ):
     "The document at `path` and its node tree (for line numbers)."
     import yaml
     try:
@@ -327,9 +328,13 @@ def _yaml(path):
         mark = getattr(e, 'problem_mark', None) or getattr(e, 'context_mark', None)
         raise MTBenchError(f"{path}:{mark.line+1 if mark else 1}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
 
-def _line(node) -> int: return node.start_mark.line + 1
+def yaml_line(node, # a YAML node
+             ) -> int:
+    "The 1-based line `node` starts on, for error messages."
+    return node.start_mark.line + 1
 
-def _fields(node) -> dict:
+def yaml_fields(node, # a YAML node
+               ) -> dict:
     "{key: (key node, value node)} of a mapping node; {} for any other node."
     import yaml
     return {k.value: (k, v) for k, v in node.value} if isinstance(node, yaml.MappingNode) else {}
@@ -337,19 +342,19 @@ def _fields(node) -> dict:
 # %% ../nbs/03b_benchmark.ipynb #5657d141
 def _yaml_case(case, node, path, tasks) -> Question:
     "One case of a YAML suite as a `Question`, checked field by field."
-    at = lambda f: f"{path}:{_line(_fields(node)[f][0]) if f in _fields(node) else _line(node)}"
-    if not isinstance(case, dict): raise MTBenchError(f"{path}:{_line(node)}: a case is a mapping of {', '.join(CASE_FIELDS)}")
+    at = lambda f: f"{path}:{yaml_line(yaml_fields(node)[f][0]) if f in yaml_fields(node) else yaml_line(node)}"
+    if not isinstance(case, dict): raise MTBenchError(f"{path}:{yaml_line(node)}: a case is a mapping of {', '.join(CASE_FIELDS)}")
     extra = [k for k in case if k not in CASE_FIELDS + OPTIONAL_CASE_FIELDS]
     if extra: raise MTBenchError(f"{at(extra[0])}: unknown field {extra[0]!r}; a case has {', '.join(CASE_FIELDS + OPTIONAL_CASE_FIELDS)}")
     missing = [k for k in CASE_FIELDS if k not in case]
-    if missing: raise MTBenchError(f"{path}:{_line(node)}: case has no '{missing[0]}' (a case needs {', '.join(CASE_FIELDS)})")
+    if missing: raise MTBenchError(f"{path}:{yaml_line(node)}: case has no '{missing[0]}' (a case needs {', '.join(CASE_FIELDS)})")
     if not isinstance(case['id'], int) or isinstance(case['id'], bool): raise MTBenchError(f"{at('id')}: id must be a whole number, got {case['id']!r}")
     if not (isinstance(case['task'], str) and case['task'].strip()): raise MTBenchError(f"{at('task')}: 'task' must be a non-empty string")
     if tasks is not None and case['task'] not in tasks: raise MTBenchError(f"{at('task')}: unknown task {case['task']!r}; the suite's tasks are {', '.join(tasks)}")
-    t, tn = case['turns'], _fields(node)['turns'][1]
+    t, tn = case['turns'], yaml_fields(node)['turns'][1]
     if not (isinstance(t, list) and t): raise MTBenchError(f"{at('turns')}: 'turns' must be a non-empty list of strings, the user's messages in order")
     for k, (o, on) in enumerate(zip(t, tn.value), 1):
-        if not (isinstance(o, str) and o.strip()): raise MTBenchError(f"{path}:{_line(on)}: turn {k} is empty; every turn is a user message")
+        if not (isinstance(o, str) and o.strip()): raise MTBenchError(f"{path}:{yaml_line(on)}: turn {k} is empty; every turn is a user message")
     if not (isinstance(case['criteria'], (str, list)) and case['criteria']): raise MTBenchError(f"{at('criteria')}: 'criteria' must say what a good answer does")
     for f in ('ability', 'criteria', 'reference'): _check_extras({f: case.get(f)}, at(f), len(t))
     return Question(case['id'], case['task'], list(t), case.get('reference'), extra=dict(ability=case['ability'], criteria=case['criteria']))
@@ -357,22 +362,22 @@ def _yaml_case(case, node, path, tasks) -> Question:
 # %% ../nbs/03b_benchmark.ipynb #1e14b82f
 def _read_yaml_suite(path) -> tuple:
     "(name, where the name is, tasks, questions) of a YAML suite."
-    doc, node = _yaml(path)
-    top = _fields(node)
+    doc, node = read_yaml(path)
+    top = yaml_fields(node)
     if not isinstance(doc, dict) or 'cases' not in doc: raise MTBenchError(f"{path}:1: a suite is a mapping with 'cases' (and optionally 'name' and 'tasks')")
     bad = [k for k in doc if k not in ('name', 'tasks', 'cases')]
-    if bad: raise MTBenchError(f"{path}:{_line(top[bad[0]][0])}: unknown field {bad[0]!r}; a suite has name, tasks and cases")
+    if bad: raise MTBenchError(f"{path}:{yaml_line(top[bad[0]][0])}: unknown field {bad[0]!r}; a suite has name, tasks and cases")
     tasks = doc.get('tasks')
     if tasks is not None and not (isinstance(tasks, list) and tasks and all(isinstance(o, str) and o.strip() for o in tasks) and len(set(tasks)) == len(tasks)):
-        raise MTBenchError(f"{path}:{_line(top['tasks'][0])}: 'tasks' must be a list of distinct task names")
+        raise MTBenchError(f"{path}:{yaml_line(top['tasks'][0])}: 'tasks' must be a list of distinct task names")
     cases, cn = doc['cases'], top['cases'][1]
-    if not (isinstance(cases, list) and cases): raise MTBenchError(f"{path}:{_line(top['cases'][0])}: 'cases' must be a non-empty list of cases")
+    if not (isinstance(cases, list) and cases): raise MTBenchError(f"{path}:{yaml_line(top['cases'][0])}: 'cases' must be a non-empty list of cases")
     qs, seen = [], {}
     for case, n in zip(cases, cn.value):
         q = _yaml_case(case, n, path, tasks)
-        if q.question_id in seen: raise MTBenchError(f"{path}:{_line(n)}: id {q.question_id} is already used by the case on line {seen[q.question_id]}")
-        seen[q.question_id] = _line(n); qs.append(q)
-    name, where = doc.get('name'), f"{path}:{_line(top['name'][0])}" if 'name' in top else None
+        if q.question_id in seen: raise MTBenchError(f"{path}:{yaml_line(n)}: id {q.question_id} is already used by the case on line {seen[q.question_id]}")
+        seen[q.question_id] = yaml_line(n); qs.append(q)
+    name, where = doc.get('name'), f"{path}:{yaml_line(top['name'][0])}" if 'name' in top else None
     if name is not None and not isinstance(name, str): raise MTBenchError(f"{where}: 'name' must be a string")
     return name, where, tasks, qs
 

@@ -15,9 +15,9 @@ from .data import (MTBenchError, log, Answer, Question, RecordFile, category_tem
 
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
-           'has_chat_template', 'chat_prompt', 'postprocess', 'strip_think', 'Completion', 'row_seed', 'RowSampler',
-           'auto_batch_size', 'HFBackend', 'EndpointBackend', 'answer_wave', 'make_backend', 'generate_answers',
-           'answers_cli']
+           'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion', 'listify',
+           'row_seed', 'RowSampler', 'describe_error', 'auto_batch_size', 'batch_flag', 'HFBackend', 'run_sync',
+           'EndpointBackend', 'own_history', 'answer_wave', 'make_backend', 'generate_answers', 'answers_cli']
 
 # %% ../nbs/03_conversation.ipynb #6fdeb46a
 PLAIN_TEMPLATE = ("{% for m in messages %}"
@@ -43,7 +43,9 @@ def chat_prompt(tokenizer, # the model's tokenizer
 # %% ../nbs/03_conversation.ipynb #358ae926
 THINK_OPEN, THINK_CLOSE = '<think>', '</think>'
 
-def _special_tokens(tokenizer):
+def special_tokens(tokenizer, # a transformers tokenizer
+                  ):
+    "The tokenizer's special tokens (not the think tags), longest first, to strip from answers."
     toks = set(getattr(tokenizer, 'all_special_tokens', None) or [])
     for v in (getattr(tokenizer, 'special_tokens_map', None) or {}).values(): toks.update(v if isinstance(v, list) else [v])
     return sorted((t for t in toks if t and t not in (THINK_OPEN, THINK_CLOSE)), key=len, reverse=True)
@@ -59,7 +61,7 @@ def postprocess(tokenizer, # the model's tokenizer
     text = tokenizer.decode(ids, skip_special_tokens=False)
     cuts = [i for i in (text.find(s) for s in stop_strings) if i >= 0]
     if cuts: text = text[:min(cuts)]
-    for t in _special_tokens(tokenizer): text = text.replace(t, '')
+    for t in special_tokens(tokenizer): text = text.replace(t, '')
     return text.strip()
 
 # %% ../nbs/03_conversation.ipynb #7e9c4b29
@@ -84,7 +86,11 @@ class Completion:
     seconds: float = 0.0 # wall time attributable to this answer
     error: str|None = None # why there is no answer
 
-def _listify(x, n): return list(x) if isinstance(x, (list, tuple)) else [x]*n
+def listify(x, # one value or a list of them
+            n:int, # how many rows
+           ) -> list:
+    "`x` as a list of `n` values (a list is kept as it is)."
+    return list(x) if isinstance(x, (list, tuple)) else [x]*n
 
 # %% ../nbs/03_conversation.ipynb #efa757d7
 def row_seed(seed:int, # the choice index
@@ -148,7 +154,8 @@ def _is_oom(e) -> bool:
     msg = str(e).lower()
     return isinstance(e, RuntimeError) and any(s in msg for s in ('out of memory', "can't allocate memory", 'not enough memory'))
 
-def _describe(e) -> str:
+def describe_error(e, # the exception a call raised
+                  ) -> str:
     "A one-line description of a failed call (the judge uses it too), with anything key-like masked."
     msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
     return re.sub(r'(sk-|key-)[A-Za-z0-9_*\-]{4,}', r'\1***', ' '.join(msg.split()))[:300]
@@ -164,7 +171,9 @@ def auto_batch_size(lm # a `LoadedModel`
     if str(getattr(lm, 'device', 'cpu')).startswith('cpu'): return min(planned or CPU_BATCH, CPU_BATCH)
     return planned or GPU_BATCH
 
-def _batch_flag(batch_size) -> int|str:
+def batch_flag(batch_size, # a batch size: a number, "auto" or None
+              ) -> int|str:
+    "A batch size as the backends take it: auto, or a positive whole number (else an error naming the setting)."
     if batch_size in (None, 'auto'): return 'auto'
     try: b = int(batch_size)
     except (TypeError, ValueError): b = 0
@@ -179,7 +188,7 @@ class HFBackend:
                  batch_size:int|str='auto', # conversations per `generate` call, or 'auto'
                 ):
         self.lm, self.model, self.tok = lm, lm.model, lm.tokenizer
-        self.batch_size = auto_batch_size(lm) if _batch_flag(batch_size) == 'auto' else int(batch_size)
+        self.batch_size = auto_batch_size(lm) if batch_flag(batch_size) == 'auto' else int(batch_size)
         self.model_id = lm.model_id
         self.chat = has_chat_template(self.tok)
         self.stop_ids = _stop_ids(self.model, self.tok)
@@ -267,7 +276,7 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
             ) -> list:
     "One `Completion` per conversation."
     n = len(conversations)
-    temps, seeds = _listify(temperature, n), _listify(seed, n)
+    temps, seeds = listify(temperature, n), listify(seed, n)
     prompts = [self.encode(c) for c in conversations]
     res = [None]*n
     todo = []
@@ -283,10 +292,10 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
                                             [seeds[i] for i,_ in batch], [c for _,c in batch])
         except Exception as e:
             if not _is_oom(e):
-                log.warning(f"generation failed for a batch of {len(batch)}: {_describe(e)}")
-                for i,_ in batch: res[i] = Completion(error=_describe(e))
+                log.warning(f"generation failed for a batch of {len(batch)}: {describe_error(e)}")
+                for i,_ in batch: res[i] = Completion(error=describe_error(e))
                 todo = todo[len(batch):]; continue
-            oom = _describe(e)
+            oom = describe_error(e)
         if oom:
             from mtbench.memory import free_memory
             free_memory()
@@ -309,7 +318,8 @@ def _completion(self:HFBackend, row:list, seconds:float) -> Completion:
     return Completion(strip_think(raw), raw, n, seconds)
 
 # %% ../nbs/03_conversation.ipynb #14354796
-def _run_sync(coro):
+def run_sync(coro, # a coroutine
+            ):
     "Run `coro` to completion, also from inside a running event loop (Jupyter)."
     try: asyncio.get_running_loop()
     except RuntimeError: return asyncio.run(coro)
@@ -350,14 +360,14 @@ async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new
                     temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
         except openai.APITimeoutError as e: return Completion(error=f"timed out after {self.timeout} s")
         except openai.APIConnectionError as e:
-            raise MTBenchError(f"could not reach the model endpoint {self.base_url} ({_describe(e.__cause__ or e)}); "
+            raise MTBenchError(f"could not reach the model endpoint {self.base_url} ({describe_error(e.__cause__ or e)}); "
                                f"is the server running? check --model-base-url") from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
             raise MTBenchError(f"{self.base_url} refused the key ({e.status_code}); set the right one in "
                                f"{self.api_key_env or 'OPENAI_API_KEY'} (or --api-key-env)") from None
         except openai.NotFoundError as e:
-            raise MTBenchError(f"{self.base_url} has no model {self.model!r} (404: {_describe(e)}); check --model") from None
-        except openai.APIStatusError as e: return Completion(error=_describe(e))
+            raise MTBenchError(f"{self.base_url} has no model {self.model!r} (404: {describe_error(e)}); check --model") from None
+        except openai.APIStatusError as e: return Completion(error=describe_error(e))
         dt = time.perf_counter() - t0
     msg = r.choices[0].message
     text = msg.content or ''
@@ -375,17 +385,19 @@ def generate(self:EndpointBackend, conversations:list, # OpenAI-style message li
     "One `Completion` per conversation, `concurrency` requests at a time."
     import openai
     n = len(conversations)
-    temps, seeds = _listify(temperature, n), _listify(seed, n)
+    temps, seeds = listify(temperature, n), listify(seed, n)
     async def main():
         sem = asyncio.Semaphore(self.concurrency)
         async with openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key(), timeout=self.timeout,
                                       max_retries=self.max_retries) as client:
             return await asyncio.gather(*[self._one(client, sem, c, t, max_new_tokens, s)
                                           for c,t,s in zip(conversations, temps, seeds)])
-    return list(_run_sync(main()))
+    return list(run_sync(main()))
 
 # %% ../nbs/03_conversation.ipynb #aeb33f1a
-def _messages(q:Question, answers:list|str|None=None) -> list:
+def own_history(q:Question, # the question
+                answers:list|str|None=None, # the model's answers to the earlier turns
+               ) -> list:
     "The conversation that asks the next turn of `q` after the model's own `answers` to the turns before (a string: the turn-1 answer)."
     answers = [answers] if isinstance(answers, str) else list(answers or [])
     m = []
@@ -425,7 +437,7 @@ class _OwnHistory:
                  q, # the question
                  turn, # the turn, from 1
                  answers=(), # the model's answers to the earlier turns
-                ): return _messages(q, list(answers)[:turn-1])
+                ): return own_history(q, list(answers)[:turn-1])
     def question_digest(self,
                         q, # the question
                        ): return None
@@ -503,7 +515,7 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
     if model_base_url and engine in ('llama.cpp', 'vllm'):
         raise MTBenchError(f"--engine {engine} starts a server of its own: drop --model-base-url, or --engine to use the server there")
     if model_base_url: return EndpointBackend(model_base_url, str(model), api_key_env, concurrency, model_id=model_id), False
-    batch_size = _batch_flag(batch_size)
+    batch_size = batch_flag(batch_size)
     if engine not in (None, 'transformers') and not hasattr(model, 'plan'): # an engine's server, started here
         from mtbench.engines import start_engine
         be = start_engine(str(model), engine, model_id, memory_limit=memory_limit, batch_size=batch_size, num_gpus=num_gpus,

@@ -16,10 +16,10 @@ from fastcore.script import Param
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'CATEGORIES', 'NEED_REF_CATS',
            'TEMPERATURES', 'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME',
            'MTBenchError', 'cache_dir', 'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file',
-           'iter_jsonl', 'read_jsonl', 'category_temperature', 'Question', 'select_questions', 'load_questions',
-           'Answer', 'new_answer_id', 'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment',
-           'PairJudgment', 'StorageError', 'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser',
-           'data_cli']
+           'iter_jsonl', 'read_jsonl', 'category_temperature', 'Record', 'Question', 'check_question',
+           'select_questions', 'question_records', 'load_questions', 'Answer', 'new_answer_id',
+           'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError',
+           'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -155,7 +155,7 @@ def category_temperature(category:str # an MT-bench category, or any other
     return TEMPERATURES.get(category, 0.7)
 
 # %% ../nbs/00_data.ipynb #7b47eed4
-class _Record:
+class Record:
     "Shared by the JSONL records: FastChat's fields in order, then anything else in `extra`."
     def to_dict(self):
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != 'extra'}
@@ -172,7 +172,7 @@ class _Record:
 
 # %% ../nbs/00_data.ipynb #23a6172c
 @dataclass
-class Question(_Record):
+class Question(Record):
     "An MT-bench question: FastChat's `question.jsonl` record."
     question_id: int # 81-160 in MT-bench
     category: str # one of `CATEGORIES`
@@ -181,7 +181,9 @@ class Question(_Record):
     extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
 # %% ../nbs/00_data.ipynb #c5ed5116
-def _check_question(d, where,
+def check_question(d:dict, # a question record
+                   where:str, # file:line, for the error
+                  
                     categories=CATEGORIES, # the categories allowed; None: any
                     turns=2, # 2: MT-bench's two turns; None: any number
                    ):
@@ -230,7 +232,8 @@ def select_questions(qs:list, # `Question`s
     return L(qs)
 
 # %% ../nbs/00_data.ipynb #3a1e6b9f
-def _question_records(path):
+def question_records(path, # a question file (JSONL)
+                    ):
     "(line number, record) for each line of a question file; a line that is not JSON names the file and line."
     for i,line in enumerate(Path(path).read_text(encoding='utf-8').splitlines(), 1):
         if not line.strip(): continue
@@ -246,14 +249,14 @@ def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout;
     "MT-bench questions, sorted by id, optionally filtered."
     path = Path(path) if path else official_file('question.jsonl', data_dir)
     qs = []
-    for i, d in _question_records(path):
-        _check_question(d, f"{path}:{i}")
+    for i, d in question_records(path):
+        check_question(d, f"{path}:{i}")
         qs.append(Question.from_dict(d))
     return select_questions(qs, categories, question_ids, max_questions, CATEGORIES, path.name)
 
 # %% ../nbs/00_data.ipynb #e5a17651
 @dataclass
-class Answer(_Record):
+class Answer(Record):
     "A model's answers to one question: FastChat's `model_answer/{model_id}.jsonl` record."
     question_id: int # the question answered
     answer_id: str # a random id, as FastChat's
@@ -285,7 +288,7 @@ def load_reference_answers(name:str='gpt-4', # a file in the data folder's refer
 
 # %% ../nbs/00_data.ipynb #a33b0c5a
 @dataclass
-class JudgePrompt(_Record):
+class JudgePrompt(Record):
     "One of FastChat's judge prompts (`judge_prompts.jsonl`)."
     name: str # e.g. single-v1, pair-math-v1-multi-turn
     type: str # 'single' or 'pairwise'
@@ -305,7 +308,7 @@ def load_judge_prompts(data_dir:str|Path|None=None, # folder with FastChat's lay
 
 # %% ../nbs/00_data.ipynb #094b3951
 @dataclass
-class Judgment(_Record):
+class Judgment(Record):
     "A single-answer grading: FastChat's `model_judgment/{judge}_single.jsonl` record."
     question_id: int # the question
     model: str # the model graded
@@ -321,7 +324,7 @@ class Judgment(_Record):
     def key(self): return (self.question_id, self.model, tuple(self.judge), self.turn)
 
 @dataclass
-class PairJudgment(_Record):
+class PairJudgment(Record):
     "A pairwise grading, both games: FastChat's `model_judgment/{judge}_pair.jsonl` record."
     question_id: int # the question
     model_1: str # assistant A in game 1

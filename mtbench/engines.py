@@ -10,16 +10,17 @@ from dataclasses import dataclass, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .memory import Arch, GB, default_device, device_free_gb, _gb
+from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port
 from .conversation import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
-                           has_chat_template, strip_think, row_seed, _special_tokens, _describe, _listify, _run_sync)
+                           has_chat_template, strip_think, row_seed, special_tokens, describe_error, listify, run_sync)
 
 # %% auto #0
 __all__ = ['LLAMA_SERVER_ENV', 'ENGINE_CHOICES', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'PR_SET_PDEATHSIG', 'llama_server_path',
-           'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token',
-           'plan_engine', 'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer',
-           'gguf_meta', 'gguf_file_type', 'EngineBackend', 'start_engine', 'engine_judge_name', 'judge_engine']
+           'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint', 'choose_engine', 'EnginePlan',
+           'kv_bytes_per_token', 'plan_engine', 'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd',
+           'EngineServer', 'gguf_meta', 'gguf_file_type', 'EngineBackend', 'start_engine', 'engine_judge_name',
+           'judge_engine']
 
 # %% ../nbs/03a_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
@@ -60,7 +61,9 @@ def installed_engines() -> dict:
 # %% ../nbs/03a_engines.ipynb #6b28d643
 ENGINE_CHOICES = ('transformers', 'llama.cpp', 'vllm', 'auto')
 
-def _install_hint(engine):
+def install_hint(engine:str, # llama.cpp or vllm
+                ) -> str:
+    "What to install to get `engine`."
     if engine == 'vllm': return "pip install vllm (Linux with a CUDA GPU)"
     return ("build llama-server once with tools/build_llama_cpp.sh (or put llama.cpp's llama-server on PATH, or set "
             f"{LLAMA_SERVER_ENV}), or pip install 'llama-cpp-python[server]'")
@@ -86,7 +89,7 @@ def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto
     if engine == 'vllm':
         if not device.startswith('cuda'): raise MTBenchError(f"--engine vllm needs a CUDA GPU and the device is {device}; use --engine auto")
         if src.kind == 'gguf': raise MTBenchError(f"--engine vllm takes a Hugging Face model or folder, not the GGUF file {src.location}; use --engine llama.cpp")
-    if not inst[engine]: raise MTBenchError(f"--engine {engine}: {engine} is not installed; {_install_hint(engine)}")
+    if not inst[engine]: raise MTBenchError(f"--engine {engine}: {engine} is not installed; {install_hint(engine)}")
     return engine, 'asked for'
 
 def _auto_engine(src, device, inst):
@@ -95,7 +98,7 @@ def _auto_engine(src, device, inst):
         return 'llama.cpp', f"a GGUF model: llama-server ({inst['llama.cpp']}) batches requests and runs the quantized weights as they are"
     if src.kind != 'gguf' and device.startswith('cuda') and inst['vllm']:
         return 'vllm', 'a CUDA GPU and vLLM installed: continuous batching and paged attention'
-    why = ('llama-server not found (' + _install_hint('llama.cpp').split(', or pip')[0] + ')' if src.kind == 'gguf' and not inst['llama.cpp']
+    why = ('llama-server not found (' + install_hint('llama.cpp').split(', or pip')[0] + ')' if src.kind == 'gguf' and not inst['llama.cpp']
            else "llama-cpp-python's server answers one request at a time, slower than transformers' batches" if src.kind == 'gguf'
            else 'vLLM needs a CUDA GPU' if not device.startswith('cuda') else 'vLLM is not installed (pip install vllm)')
     return 'transformers', why
@@ -306,7 +309,7 @@ def peak_memory_gb(self:EngineServer) -> float|None:
         try: total += next(int(l.split()[1]) for l in Path(f'/proc/{pid}/status').read_text().splitlines() if l.startswith('VmHWM:'))*1024
         except (OSError, StopIteration, ValueError): continue
         todo += _children(pid)
-    return _gb(total) if total else None
+    return to_gb(total) if total else None
 
 # %% ../nbs/03a_engines.ipynb #f0d6fca7
 def gguf_meta(gguf:str|Path # a .gguf model file
@@ -352,7 +355,7 @@ class EngineBackend(EndpointBackend):
         self.chat = has_chat_template(tokenizer)
         self.stop_strings = [] if self.chat else PLAIN_STOP_STRINGS
         self.token_prompts, self.sampling, self.details = token_prompts, sampling or {}, details or {}
-        self.specials = _special_tokens(tokenizer)
+        self.specials = special_tokens(tokenizer)
         self.context = plan.seq_tokens # tokens a sequence may hold (the server may round it up: `_llama_cpp` reads it back)
     def __repr__(self): return f"EngineBackend({self.kind}, {self.model_id}, {self.plan.slots} slots x {self.plan.seq_tokens} tokens, {self.base_url})"
     def _key(self): return 'none' # our own server on loopback: never send a real key there
@@ -387,8 +390,8 @@ async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_t
                     stop=self.stop_strings or None, extra_body=self.sampling)
         except openai.APITimeoutError: return Completion(error=f"timed out after {self.timeout} s")
         except openai.APIConnectionError as e:
-            raise MTBenchError(f"the {self.kind} server stopped answering ({_describe(e.__cause__ or e)}); its log ends:\n{self.server.log_tail()}") from None
-        except openai.APIStatusError as e: return Completion(error=_describe(e))
+            raise MTBenchError(f"the {self.kind} server stopped answering ({describe_error(e.__cause__ or e)}); its log ends:\n{self.server.log_tail()}") from None
+        except openai.APIStatusError as e: return Completion(error=describe_error(e))
         dt = time.perf_counter() - t0
     raw = self._clean(r.choices[0].text or '')
     return Completion(strip_think(raw), raw, getattr(r.usage, 'completion_tokens', None) or 0, dt)
@@ -452,11 +455,11 @@ def _llama_cpp(src, model_id, plan_args, threads, timeout):
 def _vllm(src, model_id, plan_args, num_gpus, dtype, timeout):
     from transformers import AutoTokenizer
     from mtbench.models import model_arch
-    from mtbench.memory import DTYPE_BYTES, norm_dtype, best_dtype, _torch_cuda
+    from mtbench.memory import DTYPE_BYTES, norm_dtype, best_dtype, torch_cuda
     arch = model_arch(src.location)
     dt = norm_dtype(dtype) or best_dtype('cuda')
-    cuda = _torch_cuda()
-    total = _gb(cuda.get_device_properties(0).total_memory) if cuda is not None else None
+    cuda = torch_cuda()
+    total = to_gb(cuda.get_device_properties(0).total_memory) if cuda is not None else None
     plan = plan_engine('vllm', arch, arch.params*DTYPE_BYTES[dt], total_gb=total, **plan_args)
     if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower --max-new-tokens or --batch-size, raise --memory-limit or --num-gpus")
     port = free_port()
@@ -482,13 +485,13 @@ def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Fac
                  timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
                 ) -> EngineBackend|None:
     "Start the engine for `model` and return its backend; None when the engine is transformers (in-process)."
-    from mtbench.models import resolve_model, _model_id
+    from mtbench.models import resolve_model, default_model_id
     name, why = choose_engine(engine, model, device)
     log.info(f"engine: {name} ({why})" if engine == 'auto' else f"engine: {name}")
     if name == 'transformers': return None
     if num_gpus < 1: raise MTBenchError(f"--num-gpus {num_gpus}: use 1 or more")
     src = resolve_model(model)
-    model_id = model_id or _model_id(model, src)
+    model_id = model_id or default_model_id(model, src)
     device = device or default_device()
     plan_args = dict(device=device, memory_limit=memory_limit, prompt_tokens=prompt_tokens, max_new_tokens=max_new_tokens,
                      batch_size=None if batch_size in (None, 'auto') else int(batch_size))

@@ -520,43 +520,43 @@ _NOT_SETTINGS = ('models', 'judge', 'judge_base_url', 'judge_api_key_env', 'mode
 
 def _unknown(path, node, allowed, what):
     "Stop at the first key of the mapping `node` that is not `allowed`, naming its line."
-    from mtbench.benchmark import _fields, _line
-    for k, (kn, _) in _fields(node).items():
-        if k not in allowed: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {k!r} in {what}; use {', '.join(allowed)}")
+    from mtbench.benchmark import yaml_fields, yaml_line
+    for k, (kn, _) in yaml_fields(node).items():
+        if k not in allowed: raise MTBenchError(f"{path}:{yaml_line(kn)}: unknown key {k!r} in {what}; use {', '.join(allowed)}")
 
 def _url(path, node, v, what):
-    from mtbench.benchmark import _line
-    if not v: raise MTBenchError(f"{path}:{_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
-    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{_line(node)}: {what}: base_url {v!r} is not an http(s) URL")
+    from mtbench.benchmark import yaml_line
+    if not v: raise MTBenchError(f"{path}:{yaml_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
+    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {v!r} is not an http(s) URL")
     return str(v)
 
 # %% ../nbs/06_evaluator.ipynb #22689d04
 def _config_model(m, node, path, i):
     "One entry of a config's `models`: (its name, its endpoint), checked."
-    from mtbench.benchmark import _line
-    if not isinstance(m, dict): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] is a mapping of {', '.join(_MODEL_KEYS)}")
+    from mtbench.benchmark import yaml_line
+    if not isinstance(m, dict): raise MTBenchError(f"{path}:{yaml_line(node)}: models[{i}] is a mapping of {', '.join(_MODEL_KEYS)}")
     _unknown(path, node, _MODEL_KEYS, f'models[{i}]')
-    if not m.get('name'): raise MTBenchError(f"{path}:{_line(node)}: models[{i}] has no name: give the name its answers are filed under")
+    if not m.get('name'): raise MTBenchError(f"{path}:{yaml_line(node)}: models[{i}] has no name: give the name its answers are filed under")
     url = _url(path, node, m.get('base_url'), f"models[{i}] ({m['name']})")
-    return str(m['name']), dict(base_url=url, model=str(m.get('model') or m['name']), api_key_env=m.get('api_key_env'), where=f"{path}:{_line(node)}")
+    return str(m['name']), dict(base_url=url, model=str(m.get('model') or m['name']), api_key_env=m.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
 
 # %% ../nbs/06_evaluator.ipynb #16e4d6d6
 _KIND = {int: 'a whole number', float: 'a number'}
 
 def _config_settings(path, node, s):
     "A config's run settings, each checked as its `mtbench run` flag would be."
-    from mtbench.benchmark import _fields, _line
+    from mtbench.benchmark import yaml_fields, yaml_line
     acts = {a.dest: a for a in _parser('run', run_cli)._actions if a.dest not in _NOT_SETTINGS + ('help',)}
-    if not isinstance(s, dict): raise MTBenchError(f"{path}:{_line(node)}: 'settings' is a mapping of mtbench run flags")
+    if not isinstance(s, dict): raise MTBenchError(f"{path}:{yaml_line(node)}: 'settings' is a mapping of mtbench run flags")
     s = {str(k).replace('-', '_'): v for k, v in s.items()}
-    for k, (kn, _) in zip(s, _fields(node).values()):
-        if k not in acts: raise MTBenchError(f"{path}:{_line(kn)}: unknown key {kn.value!r} in settings; settings are mtbench run's flags (mtbench run --help)"
+    for k, (kn, _) in zip(s, yaml_fields(node).values()):
+        if k not in acts: raise MTBenchError(f"{path}:{yaml_line(kn)}: unknown key {kn.value!r} in settings; settings are mtbench run's flags (mtbench run --help)"
                                              + ''.join(f", e.g. {m}" for m in difflib.get_close_matches(k, acts, 1)))
-    for (k, v), (kn, _) in zip(s.items(), _fields(node).values()):
+    for (k, v), (kn, _) in zip(s.items(), yaml_fields(node).values()):
         a, vs = acts[k], v if isinstance(v, list) else [v]
         try: vs = [a.type(x) if a.type and x is not None else x for x in vs]
-        except (TypeError, ValueError): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
-        if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{path}:{_line(kn)}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
+        except (TypeError, ValueError): raise MTBenchError(f"{path}:{yaml_line(kn)}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
+        if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{path}:{yaml_line(kn)}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
         s[k] = VALUE_ALIASES.get(k, {}).get(vs[0], vs[0]) if not isinstance(v, list) else vs
     return s
 
@@ -564,14 +564,14 @@ def _config_settings(path, node, s):
 def read_config(path:str|Path, # a YAML run config: models (name, base_url, model, api_key_env), judge (name, base_url, api_key_env), settings
                ) -> dict:
     "A run config's models, their endpoints, the judge and run settings, checked; a mistake names the file and line."
-    from mtbench.benchmark import _yaml, _fields, _line
+    from mtbench.benchmark import read_yaml, yaml_fields, yaml_line
     path = Path(path)
     if not path.is_file(): raise MTBenchError(f"{path}: no such file; --config takes a YAML file with models, judge and settings")
-    doc, node = _yaml(path)
+    doc, node = read_yaml(path)
     if not isinstance(doc, dict): raise MTBenchError(f"{path}:1: a config is a mapping with models, judge and settings")
-    _unknown(path, node, ('models', 'judge', 'settings'), 'the config'); top = _fields(node)
+    _unknown(path, node, ('models', 'judge', 'settings'), 'the config'); top = yaml_fields(node)
     if not (isinstance(doc.get('models'), list) and doc['models']):
-        raise MTBenchError(f"{path}:{_line(top['models'][1]) if 'models' in top else 1}: 'models' must be a list of {{name, base_url, model, api_key_env}}")
+        raise MTBenchError(f"{path}:{yaml_line(top['models'][1]) if 'models' in top else 1}: 'models' must be a list of {{name, base_url, model, api_key_env}}")
     eps = [_config_model(m, n, path, i) for i, (m, n) in enumerate(zip(doc['models'], top['models'][1].value))]
     if len(dict(eps)) < len(eps): raise MTBenchError(f"{path}: two models are named {next(n for n, _ in eps if [x for x, _ in eps].count(n) > 1)!r}; names must differ")
     out = dict(models=[n for n, _ in eps], endpoints=dict(eps), settings=_config_settings(path, top['settings'][1], doc['settings']) if 'settings' in top else {})
@@ -581,11 +581,11 @@ def read_config(path:str|Path, # a YAML run config: models (name, base_url, mode
 # %% ../nbs/06_evaluator.ipynb #a4eb694f
 def _config_judge(path, node, j):
     "A config's judge: its name (the model its server serves), base_url (none: OpenAI, or local:MODEL) and key variable."
-    from mtbench.benchmark import _line
-    if not (isinstance(j, dict) and j.get('name')): raise MTBenchError(f"{path}:{_line(node)}: 'judge' is a mapping with name (and base_url, api_key_env)")
+    from mtbench.benchmark import yaml_line
+    if not (isinstance(j, dict) and j.get('name')): raise MTBenchError(f"{path}:{yaml_line(node)}: 'judge' is a mapping with name (and base_url, api_key_env)")
     _unknown(path, node, _JUDGE_KEYS, 'judge')
     url = _url(path, node, j['base_url'], 'judge') if 'base_url' in j else None
-    return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{_line(node)}")
+    return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
 
 # %% ../nbs/06_evaluator.ipynb #22174e37
 def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}

@@ -12,7 +12,7 @@ from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
-from .conversation import _describe, _run_sync # shared with the answer generator's endpoint client
+from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
@@ -424,7 +424,7 @@ async def _chat(client, spec, messages, gate, est_tokens) -> Reply:
         fatal = _fatal(e, spec) if isinstance(e, openai.OpenAIError) else None
         if fatal: raise fatal from None
         if not isinstance(e, openai.OpenAIError): raise
-        return Reply(ERROR_OUTPUT, error=_describe(e))
+        return Reply(ERROR_OUTPUT, error=describe_error(e))
     choice, u = r.choices[0], r.usage
     text = choice.message.content or ''
     lp = getattr(getattr(choice, 'logprobs', None), 'content', None)
@@ -745,7 +745,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
             from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
             with (progress or tqdm)(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
                 if spec.local: stats = _run_local(todo, spec, out, progress=bar)
-                else: stats = _run_sync(_unless_stopped(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar), stop))
+                else: stats = run_sync(_unless_stopped(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar), stop))
             summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
         done = _judgment_index(out)
     per = {}
@@ -945,15 +945,15 @@ def load_rubric(rubric:str|Path|Rubric, # a name in RUBRICS, or a YAML file with
     "A `Rubric` by name or from a YAML file, checked; a mistake names the file and line."
     if isinstance(rubric, Rubric): return rubric
     if str(rubric) in RUBRICS: return RUBRICS[str(rubric)]
-    from mtbench.benchmark import _yaml, _fields, _line
+    from mtbench.benchmark import read_yaml, yaml_fields, yaml_line
     p = Path(rubric)
     if not p.is_file(): raise MTBenchError(f"--judge-rubric {rubric}: no such file, and not a built-in rubric ({', '.join(RUBRICS)})")
-    doc, node = _yaml(p)
+    doc, node = read_yaml(p)
     if not isinstance(doc, dict): raise MTBenchError(f"{p}:1: a rubric is a mapping of {', '.join(_RUBRIC_KEYS)}")
-    for k, (kn, _) in _fields(node).items():
-        if k not in _RUBRIC_KEYS: raise MTBenchError(f"{p}:{_line(kn)}: unknown key {k!r}; a rubric has {', '.join(_RUBRIC_KEYS)}")
+    for k, (kn, _) in yaml_fields(node).items():
+        if k not in _RUBRIC_KEYS: raise MTBenchError(f"{p}:{yaml_line(kn)}: unknown key {k!r}; a rubric has {', '.join(_RUBRIC_KEYS)}")
     miss = [k for k in _RUBRIC_KEYS[1:] if not str(doc.get(k) or '').strip()]
-    if miss: raise MTBenchError(f"{p}:{_line(node)}: the rubric has no {miss[0]}: give its criteria and what each score 1 to 5 means")
+    if miss: raise MTBenchError(f"{p}:{yaml_line(node)}: the rubric has no {miss[0]}: give its criteria and what each score 1 to 5 means")
     return Rubric(str(doc.get('name') or p.stem), str(doc['criteria']).strip(), tuple(str(doc[f'score{i}_description']).strip() for i in range(1, 6)))
 
 # %% ../nbs/04_judge.ipynb #8f398e4e

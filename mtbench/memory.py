@@ -13,15 +13,18 @@ from .data import MTBenchError, log
 
 # %% auto #0
 __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'RUNTIME_GB',
-           'ACT_FACTOR', 'BF16_CAPABILITY', 'cpu_memory', 'gpu_memory', 'memory_snapshot', 'reset_peaks',
-           'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params', 'norm_dtype',
-           'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device', 'device_free_gb',
-           'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
+           'ACT_FACTOR', 'BF16_CAPABILITY', 'to_gb', 'cpu_memory', 'torch_cuda', 'gpu_memory', 'memory_snapshot',
+           'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params',
+           'norm_dtype', 'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device',
+           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
 
-def _gb(n) -> float: return round(n/GB, 3)
+def to_gb(n, # bytes
+         ) -> float:
+    "`n` bytes in GB (10**9), to 3 decimals."
+    return round(n/GB, 3)
 
 # %% ../nbs/01_memory.ipynb #3d004a79
 def _proc_status():
@@ -54,10 +57,10 @@ def cpu_memory() -> dict:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == 'darwin' else 1024)
         rss = peak
     avail = _available_ram()
-    return {'rss_gb': _gb(rss), 'peak_rss_gb': _gb(peak), 'available_gb': None if avail is None else _gb(avail)}
+    return {'rss_gb': to_gb(rss), 'peak_rss_gb': to_gb(peak), 'available_gb': None if avail is None else to_gb(avail)}
 
 # %% ../nbs/01_memory.ipynb #d8fd00d8
-def _torch_cuda():
+def torch_cuda():
     "`torch.cuda` if torch is importable and a CUDA device is there, else None."
     try: import torch
     except ImportError: return None
@@ -66,11 +69,11 @@ def _torch_cuda():
 def gpu_memory(device:int|str|None=None, # CUDA device (default: the current one)
               ) -> dict|None:
     "Free/total memory of a CUDA device and this process's allocated/reserved/peak memory on it, in GB; None without one."
-    cuda = _torch_cuda()
+    cuda = torch_cuda()
     if cuda is None: return None
     free, total = cuda.mem_get_info(device)
-    return {'free_gb': _gb(free), 'total_gb': _gb(total), 'allocated_gb': _gb(cuda.memory_allocated(device)),
-            'reserved_gb': _gb(cuda.memory_reserved(device)), 'peak_allocated_gb': _gb(cuda.max_memory_allocated(device))}
+    return {'free_gb': to_gb(free), 'total_gb': to_gb(total), 'allocated_gb': to_gb(cuda.memory_allocated(device)),
+            'reserved_gb': to_gb(cuda.memory_reserved(device)), 'peak_allocated_gb': to_gb(cuda.max_memory_allocated(device))}
 
 def memory_snapshot() -> dict:
     "CPU and GPU memory right now."
@@ -78,7 +81,7 @@ def memory_snapshot() -> dict:
 
 def reset_peaks():
     "Start new peak measurements: the CUDA allocator's peak and (on Linux) the process's RSS high-water mark."
-    cuda = _torch_cuda() if 'torch' in sys.modules else None
+    cuda = torch_cuda() if 'torch' in sys.modules else None
     if cuda is not None: cuda.reset_peak_memory_stats()
     try: Path('/proc/self/clear_refs').write_text('5')
     except OSError: pass
@@ -272,7 +275,7 @@ def estimate_memory(arch:Arch, # the model's figures
     prompt = min(prompt_tokens, seq)
     kv = 2*arch.layers*arch.kv_heads*arch.head_dim*seq*batch_size*b
     act = batch_size*(prompt*arch.hidden*ACT_FACTOR*b + 2*arch.vocab*4)
-    return MemoryEstimate(dtype, quantization, batch_size, seq, _gb(weights), _gb(kv), _gb(act), runtime_gb(device))
+    return MemoryEstimate(dtype, quantization, batch_size, seq, to_gb(weights), to_gb(kv), to_gb(act), runtime_gb(device))
 
 # %% ../nbs/01_memory.ipynb #a769c919
 def default_device() -> str:
@@ -287,22 +290,22 @@ def device_free_gb(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
                   ) -> float|None:
     "Memory free on `device` now, in GB (available RAM for 'cpu')."
     if device.startswith('cuda'):
-        cuda = _torch_cuda()
+        cuda = torch_cuda()
         if cuda is None: return None
         idx = int(device.split(':')[1]) if ':' in device else None
-        return _gb(cuda.mem_get_info(idx)[0])
+        return to_gb(cuda.mem_get_info(idx)[0])
     if device.startswith('mps'):
         import torch
-        return _gb(torch.mps.recommended_max_memory() - torch.mps.driver_allocated_memory())
+        return to_gb(torch.mps.recommended_max_memory() - torch.mps.driver_allocated_memory())
     avail = _available_ram()
-    return None if avail is None else _gb(avail)
+    return None if avail is None else to_gb(avail)
 
 # %% ../nbs/01_memory.ipynb #16ee73c7
 BF16_CAPABILITY = (8, 0) # the first compute capability with native bf16 (Ampere)
 
 def _cuda_device(device:str):
     "(name, (major, minor)) of CUDA `device`, or None without one."
-    cuda = _torch_cuda()
+    cuda = torch_cuda()
     if cuda is None: return None
     idx = int(device.split(':')[1]) if ':' in device else cuda.current_device()
     return cuda.get_device_name(idx), tuple(cuda.get_device_capability(idx))

@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from fastcore.script import Param
-from .data import MTBenchError, Question, RecordFile, StorageError, _Record, hold_folder, log, sha256_file
+from .data import MTBenchError, Question, RecordFile, StorageError, Record, hold_folder, log, sha256_file
 from .benchmark import Benchmark, register
 
 # %% auto #0
@@ -289,7 +289,7 @@ def is_correct(pred:str|None, # the extracted letter
 
 # %% ../nbs/04c_mmlupro.ipynb #a88e3745
 @dataclass
-class ScoredAnswer(_Record):
+class ScoredAnswer(Record):
     "A model's answer to one MMLU-Pro question, read and scored: a line of OUTPUT/mmlu-pro/{model_id}.jsonl."
     question_id: int # the dataset's id of the question
     model_id: str # the answer file's name: the model's

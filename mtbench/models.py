@@ -16,7 +16,7 @@ from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memo
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
            'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
            'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
-           'load_model', 'free_port', 'serve_model', 'models_cli']
+           'default_model_id', 'load_model', 'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -360,7 +360,10 @@ class LoadedModel:
                 'plan': self.plan.to_dict(), 'memory': self.monitor.phases,
                 'versions': {'torch': torch.__version__, 'transformers': transformers.__version__}}
 
-def _model_id(name, src):
+def default_model_id(name, # the model as given
+                     src, # its `ModelSource`
+                    ) -> str:
+    "The name answers are filed under: the registry name, the hub id's last part, or the file or folder name."
     if str(name) in MODELS: s = str(name)
     elif src.kind == 'hub': s = src.location.split('/')[-1]
     else: s = Path(src.location).stem if src.kind == 'gguf' else Path(src.location).name
@@ -432,7 +435,7 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     if getattr(model, 'generation_config', None) is not None and model.generation_config.pad_token_id is None:
         model.generation_config.pad_token_id = tok.pad_token_id
-    return LoadedModel(model, tok, model_id or _model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
+    return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
                        src.location, rev, plan, base, loc if Path(loc).exists() else None, mon)
 
 # %% ../nbs/02_models.ipynb #1447e215

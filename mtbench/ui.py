@@ -15,9 +15,9 @@ from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
 from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
-from .conversation import _batch_flag
-from .engines import installed_engines, _install_hint
-from .analysis import _cell, _SPEED_COLS, _COST_COLS, _money, LOCAL_MARK
+from .conversation import batch_flag
+from .engines import installed_engines, install_hint
+from .analysis import format_cell, SPEED_COLS, COST_COLS, format_money, LOCAL_MARK
 from .evaluator import Progress
 
 # %% auto #0
@@ -412,7 +412,7 @@ def settings(self:RunnerPanel) -> dict:
     if judge == CUSTOM_JUDGE:
         judge, base = self.judge_model.value.strip(), self.judge_base_url.value.strip()
         if not (judge and base): raise MTBenchError("a custom judge needs both a model name and a base URL (e.g. http://host:8000/v1)")
-    bs = _batch_flag(self.batch_size.value.strip() or 'auto')
+    bs = batch_flag(self.batch_size.value.strip() or 'auto')
     jmax = self.judge_max_tokens.value.strip() or None
     if jmax is not None:
         if not jmax.isdigit() or int(jmax) < 1: raise MTBenchError(f"judge max tokens {jmax!r}: give a positive whole number, or leave it empty")
@@ -423,7 +423,7 @@ def settings(self:RunnerPanel) -> dict:
     if mem is not None and mem <= 0: raise MTBenchError(f"memory limit {self.memory_limit.value!r}: give the GB the model may use, e.g. 13, or leave it empty")
     engine = self.engine.value
     if engine in ('llama.cpp', 'vllm') and not installed_engines()[engine]:
-        raise MTBenchError(f"engine {engine} is not installed here: {_install_hint(engine)}; or choose transformers or auto")
+        raise MTBenchError(f"engine {engine} is not installed here: {install_hint(engine)}; or choose transformers or auto")
     out = output_folder(self.output_dir.value, self.drive.value, self.colab)
     bench, own = self._bench(), self.benchmark.value == OWN_QUESTIONS
     return dict(models=models, judge=judge, judge_base_url=base, output_dir=str(out), data_dir=self.data_dir,
@@ -525,7 +525,7 @@ def scores_html(table, # the evaluator's `EvalResults.table`
     df = table.drop(columns=[c for c in ('expected',) if c in table and table[c].isna().all()])
     local = [j for j in dict.fromkeys(table.get('judge', [])) if str(j).startswith('local:')]
     note = ''.join(f"<p class='mtbench-note'>judge {escape(j)}: {escape(LOCAL_MARK)}</p>" for j in local)
-    df = df.rename(columns=lambda c: str(c).replace('_', ' ')).astype(object).map(_cell)
+    df = df.rename(columns=lambda c: str(c).replace('_', ' ')).astype(object).map(format_cell)
     return _TABLE_CSS + note + f"<div style='overflow-x:auto'>{df.to_html(classes='mtbench-scores', border=0, index=False)}</div>"
 
 def rows_html(title:str, # the table's heading
@@ -534,7 +534,7 @@ def rows_html(title:str, # the table's heading
              ) -> str:
     "Summary rows as an HTML table under a heading; empty where there are no rows."
     if not rows: return ''
-    cell = lambda r, g, nd: escape(_cell(g(r) if callable(g) else r.get(g), nd))
+    cell = lambda r, g, nd: escape(format_cell(g(r) if callable(g) else r.get(g), nd))
     head = ''.join(f'<th>{escape(h)}</th>' for h,_,_ in cols)
     body = ''.join('<tr>' + ''.join(f'<td>{cell(r, g, nd)}</td>' for _,g,nd in cols) + '</tr>' for r in rows)
     return f"<h4>{escape(title)}</h4><div style='overflow-x:auto'><table class='mtbench-scores'><tr>{head}</tr>{body}</table></div>"
@@ -543,10 +543,10 @@ def rows_html(title:str, # the table's heading
 def _show(self:RunnerPanel, res):
     s = res.summary
     self.table.value = scores_html(res.table)
-    self.speed.value = rows_html("Answers: speed and memory", s['speed'], _SPEED_COLS)
+    self.speed.value = rows_html("Answers: speed and memory", s['speed'], SPEED_COLS)
     costs = [r['cost_usd'] for r in s['judge_cost']]
-    self.cost.value = rows_html("Judge: tokens and cost" + ('' if None in costs else f" (total {_money(sum(costs))} USD)"),
-                                s['judge_cost'], _COST_COLS)
+    self.cost.value = rows_html("Judge: tokens and cost" + ('' if None in costs else f" (total {format_money(sum(costs))} USD)"),
+                                s['judge_cost'], COST_COLS)
     for name in ('radar', 'heatmap'):
         p = res.figures.get(name)
         getattr(self, name).value = p.read_bytes() if p else b''
