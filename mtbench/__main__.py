@@ -7,5 +7,5 @@ __all__ = []
 
 # %% ../nbs/08_main.ipynb #c96830b8
 #| eval: false
-from .evaluator import console
+from .cli import console
 if __name__ == '__main__': console()
