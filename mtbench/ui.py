@@ -15,7 +15,7 @@ from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
 from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
-from .conversation import batch_flag
+from .settings import RunSettings, Generation, JudgeSettings, Selection, flag_params
 from .engines import installed_engines, install_hint
 from .analysis import format_cell, SPEED_COLS, COST_COLS, format_money, LOCAL_MARK
 from .evaluator import Progress
@@ -24,7 +24,8 @@ from .evaluator import Progress
 __all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'ENGINES',
            'STOP_HINT', 'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
            'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'engine_options',
-           'set_api_key', 'zip_output', 'download_output', 'PanelProgress', 'RunnerPanel', 'scores_html', 'rows_html']
+           'set_api_key', 'zip_output', 'download_output', 'PanelProgress', 'setting_widget', 'RunnerPanel',
+           'scores_html', 'rows_html']
 
 # %% ../nbs/07_colab.ipynb #5c3ec4f1
 def in_colab() -> bool:
@@ -282,9 +283,22 @@ class PanelProgress(Progress):
         html = self.html()
         if self.view.value != html: self.view.value = html
 
-# %% ../nbs/07_colab.ipynb #8bd350ae
+# %% ../nbs/07_colab.ipynb #d5a9e78f
 def _style(): return dict(style={'description_width': '120px'}, layout=W.Layout(width='95%'))   # a layout each: hiding one must not hide all
 
+def setting_widget(cls, # a settings class of `mtbench.settings`
+                   name:str, # one of its fields
+                   widget=W.Text, # the widget's class
+                   description:str|None=None, # its label (default: the field's name, spaced and capitalised)
+                   **kw, # other widget arguments: value, options, placeholder...
+                  ):
+    "A widget for setting `name`: the field's help as its tooltip, its default as its value, its choices as its options."
+    p = flag_params(cls)[name]
+    if p.choices and 'options' not in kw: kw['options'] = list(p.choices)
+    if 'value' not in kw: kw['value'] = p.default if widget is not W.Text else '' if p.default is None else str(p.default)
+    return widget(description=description or name.replace('_', ' ').capitalize(), tooltip=p.help, **kw, **_style())
+
+# %% ../nbs/07_colab.ipynb #8bd350ae
 class RunnerPanel:
     "MT-bench (or another benchmark, or your own questions) in widgets: models, judge, API key, selection and precision; Run; progress, scores, speed, cost and plots."
     def __init__(self, output_dir:str|Path='mtbench_output', # default output folder
@@ -304,18 +318,18 @@ class RunnerPanel:
         self.api_key = W.Password(description='API key', placeholder='sk-... (kept in memory only, never saved)',
                                   continuous_update=False, **_style())
         self.benchmark = W.Dropdown(options=benchmark_options(), value='mt-bench', description='Benchmark', **_style())
-        self.questions = W.Text(description='Questions file', placeholder='a FastChat-format .jsonl or a .yaml suite',
-                                continuous_update=False, **_style())
+        self.questions = setting_widget(Selection, 'questions', description='Questions file', placeholder='a FastChat-format .jsonl or a .yaml suite',
+                                        continuous_update=False)
         self.max_questions = W.BoundedIntText(value=80, min=1, max=80, description='Questions (of 80)', **_style())
         self.categories = W.SelectMultiple(options=list(CATEGORIES), rows=len(CATEGORIES), description='Categories', **_style())
-        self.engine = W.Dropdown(options=engine_options(), value='transformers', description='Engine', **_style())
+        self.engine = setting_widget(Generation, 'engine', W.Dropdown, options=engine_options())
         self.precision = W.Dropdown(options=[(l, k) for k,(l,_,_) in PRECISIONS.items()], value='auto', description='Precision', **_style())
-        self.memory_limit = W.Text(value='' if memory_limit is None else str(memory_limit), description='Memory limit (GB)',
-                                   placeholder='e.g. 13; empty: all free memory', **_style())
-        self.batch_size = W.Text(value='auto', description='Batch size', **_style())
+        self.memory_limit = setting_widget(Generation, 'memory_limit', description='Memory limit (GB)', value='' if memory_limit is None else str(memory_limit),
+                                           placeholder='e.g. 13; empty: all free memory')
+        self.batch_size = setting_widget(Generation, 'batch_size')
         self.max_new_tokens = W.BoundedIntText(value=1024, min=1, max=32768, description='Max new tokens', **_style())
-        self.judge_max_tokens = W.Text(description='Judge max tokens', placeholder="empty: FastChat's 2048 (16384 for reasoning models)", **_style())
-        self.output_dir = W.Text(value=str(output_dir), description='Output folder', **_style())
+        self.judge_max_tokens = setting_widget(JudgeSettings, 'judge_max_tokens', value='', placeholder="empty: FastChat's 2048 (16384 for reasoning models)")
+        self.output_dir = setting_widget(RunSettings, 'output_dir', description='Output folder', value=str(output_dir))
         self.drive = W.Checkbox(value=False, description='Keep on Google Drive (survives a new runtime)', indent=False)
         self.run_button = W.Button(description='Run', button_style='success', icon='play')
         self.download_button = W.Button(description='Download (zip)', icon='download', disabled=True)
@@ -404,34 +418,50 @@ if not hasattr(W.DOMWidget, '_repr_mimebundle_'):   # ipywidgets 7 (Colab's) sho
 
 # %% ../nbs/07_colab.ipynb #2df55974
 @patch
-def settings(self:RunnerPanel) -> dict:
-    "The evaluator's keyword arguments from the widgets' values."
+def _models(self:RunnerPanel) -> list:
     models = list(self.models.value) + self.other_models.value.replace(',', ' ').split()
     if not models: raise MTBenchError("pick at least one model, or type a Hugging Face id or adapter folder under 'Other models'")
-    judge, base = self.judge.value, None
-    if judge == CUSTOM_JUDGE:
-        judge, base = self.judge_model.value.strip(), self.judge_base_url.value.strip()
-        if not (judge and base): raise MTBenchError("a custom judge needs both a model name and a base URL (e.g. http://host:8000/v1)")
-    bs = batch_flag(self.batch_size.value.strip() or 'auto')
+    return models
+
+@patch
+def _judge(self:RunnerPanel) -> tuple:
+    "(the judge, its base URL) as chosen."
+    if self.judge.value != CUSTOM_JUDGE: return self.judge.value, None
+    judge, base = self.judge_model.value.strip(), self.judge_base_url.value.strip()
+    if not (judge and base): raise MTBenchError("a custom judge needs both a model name and a base URL (e.g. http://host:8000/v1)")
+    return judge, base
+
+@patch
+def _numbers(self:RunnerPanel) -> dict:
+    "The memory limit and the judge's token limit, read from their text fields."
     jmax = self.judge_max_tokens.value.strip() or None
-    if jmax is not None:
-        if not jmax.isdigit() or int(jmax) < 1: raise MTBenchError(f"judge max tokens {jmax!r}: give a positive whole number, or leave it empty")
-        jmax = int(jmax)
+    if jmax is not None and (not jmax.isdigit() or int(jmax) < 1): raise MTBenchError(f"judge max tokens {jmax!r}: give a positive whole number, or leave it empty")
     mem = self.memory_limit.value.strip().upper().removesuffix('B').removesuffix('G').strip()
     try: mem = float(mem) if mem else None
     except ValueError: mem = -1
     if mem is not None and mem <= 0: raise MTBenchError(f"memory limit {self.memory_limit.value!r}: give the GB the model may use, e.g. 13, or leave it empty")
-    engine = self.engine.value
+    return dict(memory_limit=mem, judge_max_tokens=int(jmax) if jmax else None)
+
+# %% ../nbs/07_colab.ipynb #c46ad640
+@patch
+def run_settings(self:RunnerPanel) -> RunSettings:
+    "The run's settings (`mtbench.settings.RunSettings`) from the widgets' values, checked."
+    (judge, base), engine = self._judge(), self.engine.value
     if engine in ('llama.cpp', 'vllm') and not installed_engines()[engine]:
         raise MTBenchError(f"engine {engine} is not installed here: {install_hint(engine)}; or choose transformers or auto")
-    out = output_folder(self.output_dir.value, self.drive.value, self.colab)
     bench, own = self._bench(), self.benchmark.value == OWN_QUESTIONS
-    return dict(models=models, judge=judge, judge_base_url=base, output_dir=str(out), data_dir=self.data_dir,
-                benchmark='mt-bench' if own else bench.name, question_file=self.questions.value.strip() if own else None,
-                max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
-                categories=list(self.categories.value) or None, memory_limit=mem, **precision_args(self.precision.value, self.gpu),
-                batch_size=bs, max_new_tokens=self.max_new_tokens.value, judge_max_tokens=jmax,
-                engine=engine, judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')
+    return RunSettings.from_flat(dict(
+        models=self._models(), judge=judge, judge_base_url=base, output_dir=str(output_folder(self.output_dir.value, self.drive.value, self.colab)),
+        data_dir=self.data_dir, benchmark='mt-bench' if own else bench.name, questions=self.questions.value.strip() if own else None,
+        max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
+        categories=list(self.categories.value) or None, **self._numbers(), **precision_args(self.precision.value, self.gpu),
+        batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine,
+        judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')).check()
+
+@patch
+def settings(self:RunnerPanel) -> dict:
+    "The run's settings as the evaluator's keyword arguments, every setting by name (`RunSettings.flat`)."
+    return self.run_settings().flat()
 
 # %% ../nbs/07_colab.ipynb #1c2f90bf
 STOP_HINT = ("to stop, interrupt the kernel (Colab: Runtime > Interrupt execution, or Ctrl+M I; Jupyter: the stop button): "
@@ -465,15 +495,15 @@ def _interrupts_to(progress, loop):
     finally: loop.call_soon_threadsafe(restore)
 
 @patch
-def _check(self:RunnerPanel) -> dict:
+def _check(self:RunnerPanel) -> RunSettings:
     "The settings, once the judge has its key and Drive (if asked for) is mounted."
-    kw = self.settings()
-    if _needs_key(kw['judge'], kw['judge_base_url']) and not os.environ.get(KEY_ENV):
+    s = self.run_settings(); j = s.judging
+    if _needs_key(j.judge, j.judge_base_url) and not os.environ.get(KEY_ENV):
         if not set_api_key(_colab_secret(KEY_ENV)):
-            raise MTBenchError(f"the judge {kw['judge']} needs an OpenAI API key: type it in the 'API key' field"
+            raise MTBenchError(f"the judge {j.judge} needs an OpenAI API key: type it in the 'API key' field"
                                f"{' or add a Colab secret named ' + KEY_ENV if self.colab else ''}, or pick a local judge")
     if self.drive.value: mount_drive()
-    return kw
+    return s
 
 # %% ../nbs/07_colab.ipynb #e0415843
 @patch
@@ -481,27 +511,27 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
        ):
     "Run the evaluation in this thread (the Run button's callback), showing its progress; returns when it ends or is interrupted."
     if self.running: return
-    try: kw = self._check()
+    try: s = self._check()
     except MTBenchError as e: return self._say(str(e), 'error')
     self.running, self.result = True, None
     self.results.layout.display = 'none'; self.out.outputs = (); self.progress.value = ''
     self.run_button.disabled = self.download_button.disabled = True
-    again = (self._bench().folder(kw['output_dir'])/'run.json').exists()
-    self._say(f"{'continuing the run' if again else 'running'} in {kw['output_dir']}: {', '.join(kw['models'])}, judge {kw['judge']}; {STOP_HINT}")
+    again = (self._bench().folder(s.output_dir)/'run.json').exists()
+    self._say(f"{'continuing the run' if again else 'running'} in {s.output_dir}: {', '.join(s.models)}, judge {s.judging.judge}; {STOP_HINT}")
     self.last_progress = pr = PanelProgress(self.progress)
     try:
-        with self.out, _logging_to(pr), _interrupts_to(pr, self.loop): self._evaluate(kw, pr)
+        with self.out, _logging_to(pr), _interrupts_to(pr, self.loop): self._evaluate(s, pr)
     finally:
         pr.closed = True; pr.draw(force=True)
         self.running, self.run_button.disabled = False, False
-        self.download_button.disabled = not Path(kw['output_dir']).is_dir()
+        self.download_button.disabled = not Path(s.output_dir).is_dir()
 
 @patch
-def _evaluate(self:RunnerPanel, kw, pr):
+def _evaluate(self:RunnerPanel, s, pr):
     from mtbench.evaluator import MTBenchEvaluator
     try:
         t0 = time.monotonic()
-        res = MTBenchEvaluator(**kw).run(progress=pr)
+        res = MTBenchEvaluator(settings=s).run(progress=pr)
         pr.step(f"finished in {time.monotonic()-t0:.0f} s")
         self.result = res
         self._show(res)
