@@ -16,8 +16,9 @@ from .conversation import own_history
 
 # %% auto #0
 __all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
-           'RESERVED_NAMES', 'Benchmark', 'ordinal', 'turn_prompt', 'criteria_prompt', 'MTBench', 'register',
-           'all_benchmarks', 'read_yaml', 'yaml_line', 'yaml_fields', 'Suite', 'load_suite', 'get_benchmark']
+           'RESERVED_NAMES', 'MAX_YAML_DEPTH', 'MAX_YAML_CHARS', 'Benchmark', 'ordinal', 'turn_prompt',
+           'criteria_prompt', 'MTBench', 'register', 'all_benchmarks', 'read_yaml', 'yaml_line', 'yaml_fields',
+           'check_yaml_depth', 'expanded_size', 'Suite', 'load_suite', 'get_benchmark']
 
 # %% ../nbs/03b_benchmark.ipynb #d997d2bb
 class Benchmark:
@@ -319,9 +320,13 @@ def read_yaml(path, # a YAML file
     "The document at `path` and its node tree (for line numbers)."
     import yaml
     try:
-        loader = yaml.SafeLoader(path.read_text(encoding='utf-8'))
+        text = Path(path).read_text(encoding='utf-8')
+        check_yaml_depth(text, path)
+        loader = yaml.SafeLoader(text)
         try:
             node = loader.get_single_node()
+            if node is not None and expanded_size(node) > MAX_YAML_CHARS:
+                raise MTBenchError(f"{path}: its aliases expand to more than {MAX_YAML_CHARS:,} characters; write the text out, or use fewer aliases")
             return (loader.construct_document(node) if node is not None else None), node
         finally: loader.dispose()
     except yaml.YAMLError as e:
@@ -338,6 +343,36 @@ def yaml_fields(node, # a YAML node
     "{key: (key node, value node)} of a mapping node; {} for any other node."
     import yaml
     return {k.value: (k, v) for k, v in node.value} if isinstance(node, yaml.MappingNode) else {}
+
+# %% ../nbs/03b_benchmark.ipynb #15d124ee
+MAX_YAML_DEPTH, MAX_YAML_CHARS = 64, 10_000_000 # a suite needs a handful of levels, and far less text
+
+def check_yaml_depth(text:str, # a YAML document
+                     path, # its file, for the error
+                    ):
+    "Stop with one line if `text` nests collections more than MAX_YAML_DEPTH deep (counted from the parser's events, without recursion)."
+    import yaml
+    depth = 0
+    for ev in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH: raise MTBenchError(f"{path}:{ev.start_mark.line+1}: nested more than {MAX_YAML_DEPTH} levels deep; a suite needs a handful")
+        elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)): depth -= 1
+
+# %% ../nbs/03b_benchmark.ipynb #836e8fb1
+def expanded_size(node, # a composed YAML node
+                 ) -> int:
+    "The characters `node` holds with its aliases expanded: a shared node counts each time it is used (computed once per node)."
+    import yaml
+    size, stack = {}, [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in size: continue
+        kids = [x for kv in n.value for x in kv] if isinstance(n, yaml.MappingNode) else n.value if isinstance(n, yaml.SequenceNode) else None
+        if kids is None: size[id(n)] = len(n.value)
+        elif ready: size[id(n)] = 1 + sum(size.get(id(k), 0) for k in kids)
+        else: stack += [(n, True)] + [(k, False) for k in kids if id(k) not in size]
+    return size[id(node)]
 
 # %% ../nbs/03b_benchmark.ipynb #5657d141
 def _yaml_case(case, node, path, tasks) -> Question:
