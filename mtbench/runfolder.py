@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from .data import log, hold_folder, storage_error
 
 # %% auto #0
-__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'library_versions']
+__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'library_versions']
 
 # %% ../nbs/00b_runfolder.ipynb #23508fa5
 def file_stem(name:str, # a model or judge name
@@ -55,6 +55,23 @@ def requests_file(self:RunFolder, judge:str, # the judge's name
     "model_judgment/JUDGE_MODE_requests.jsonl: what a dry run would send."
     return self.judgment_dir/f'{file_stem(judge)}_{mode}_requests.jsonl'
 
+# %% ../nbs/00b_runfolder.ipynb #edb51bf4
+_CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), (re.compile(r'(?i)([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#\s]+'), r'\1***')]
+
+def redact_url(url:str|None, # a URL, or None
+              ) -> str|None:
+    "`url` with its user name and password, and any key in its query, replaced by ***."
+    if not isinstance(url, str): return url
+    for pat, rep in _CREDS: url = pat.sub(rep, url)
+    return url
+
+def redacted(o, # JSON-like data: dicts, lists, strings, numbers
+            ):
+    "`o` with every URL's credentials replaced by *** (`redact_url`), for run.json and records."
+    if isinstance(o, dict): return {k: redacted(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)): return [redacted(v) for v in o]
+    return redact_url(o) if isinstance(o, str) and '://' in o else o
+
 # %% ../nbs/00b_runfolder.ipynb #5255afe3
 VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
              'aiolimiter', 'pandas', 'numpy']
@@ -72,8 +89,8 @@ def library_versions() -> dict:
 def write_manifest(self:RunFolder, m:dict, # what run.json says
                    status:str='running', # running, interrupted, failed, finished or finished with failures
                   ) -> dict:
-    "Replace run.json (atomically) with `m`, its status and the time; returns what was written."
-    m = {'status': status, 'updated': time.strftime('%Y-%m-%dT%H:%M:%S%z'), **{k: v for k, v in m.items() if k not in ('status', 'updated')}}
+    "Replace run.json (atomically) with `m` (credentials in URLs redacted), its status and the time; returns what was written."
+    m = redacted({'status': status, 'updated': time.strftime('%Y-%m-%dT%H:%M:%S%z'), **{k: v for k, v in m.items() if k not in ('status', 'updated')}})
     tmp = None
     try:
         self.path.mkdir(parents=True, exist_ok=True)
