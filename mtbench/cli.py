@@ -143,9 +143,7 @@ def _command_of(argv:list) -> tuple:
 # %% ../nbs/06a_cli.ipynb #310bc30f
 def _error(name, e) -> int:
     "Print `e` as one line for command `name`; the exit status."
-    if isinstance(e, OSError):
-        if e.errno not in STORAGE_ERRNOS: raise e
-        e = storage_error(e, e.filename or '.')
+    if isinstance(e, OSError): e = storage_error(e, e.filename or '.') if e.errno in STORAGE_ERRNOS else f"{e.filename or ''}: {e.strerror or e}".lstrip(': ')
     print(f"mtbench {name}: error: {e.as_flag() if isinstance(e, SettingError) else e}", file=sys.stderr)
     return 1
 
@@ -160,6 +158,8 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
     if name not in COMMANDS: print(f"mtbench: error: unknown command {name!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr); return 2
     _log_to_stderr()
     try: call(name, _unalias(vars(parser(name).parse_args(rest))))
+    except BrokenPipeError: # the reader went away (mtbench show | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno()); return 141
     except (MTBenchError, OSError) as e: return _error(name, e)
     except KeyboardInterrupt:
         print(f"mtbench {name}: interrupted; everything finished so far is saved, run the same command again to continue", file=sys.stderr); return 130
