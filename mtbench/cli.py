@@ -32,9 +32,11 @@ class Command:
 
 # %% ../nbs/06a_cli.ipynb #21cebec4
 _LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
+
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
             'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline']
 
+# %% ../nbs/06a_cli.ipynb #e05bbc27
 COMMANDS = {
     'run': Command('mtbench.cli:run_cli', 'evaluate models end to end: answers, judgments, scores, plots and a report',
                    {'selection': None, 'generation': None, 'judging': _JUDGING, 'mmlupro': ['samples_per_category', 'no_answer']}, ('models', 'output_dir', 'wandb')),
@@ -66,6 +68,7 @@ ALIASES = { # command: {setting: its other flags}
     'judge': {'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'], 'baseline': ['--baseline-model']},
     'show': {'judge': ['--judge-model'], 'baseline': ['--baseline-model'], 'judgment_file': ['--input-file']},
 }
+
 VALUE_ALIASES = {'mode': {'pairwise': 'pairwise-baseline'}} # setting: {other value: ours}
 
 def _unalias(kw:dict) -> dict:
@@ -113,6 +116,7 @@ def _command_line() -> str|None:
     "The command as typed, for run.json (None when called from Python)."
     return ' '.join(['mtbench', *sys.argv[1:]]) if Path(sys.argv[0]).name in ('mtbench', '__main__.py') else None
 
+# %% ../nbs/06a_cli.ipynb #e31caa5b
 def run_cli(run:RunSettings, # the run's settings, from the flags
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
            ):
@@ -147,6 +151,7 @@ def _error(name, e) -> int:
     print(f"mtbench {name}: error: {e.as_flag() if isinstance(e, SettingError) else e}", file=sys.stderr)
     return 1
 
+# %% ../nbs/06a_cli.ipynb #946401a7
 def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
         ) -> int:
     "The `mtbench` console script; returns the exit status."
@@ -165,12 +170,14 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
         print(f"mtbench {name}: interrupted; everything finished so far is saved, run the same command again to continue", file=sys.stderr); return 130
     return 0
 
+# %% ../nbs/06a_cli.ipynb #e84bbc4b
 def console():
     "Entry point of the `mtbench` script and `python -m mtbench`."
     sys.exit(main())
 
 # %% ../nbs/06a_cli.ipynb #48732a90
 _MODEL_KEYS, _JUDGE_KEYS = ('name', 'base_url', 'model', 'api_key_env'), ('name', 'base_url', 'api_key_env')
+
 _NOT_SETTINGS = ('models', 'judge', 'judge_base_url', 'judge_api_key_env', 'model_base_url', 'config')
 
 def _unknown(path, node, allowed, what):
@@ -195,6 +202,7 @@ def _config_model(m, node, path, i):
 # %% ../nbs/06a_cli.ipynb #4d959dbc
 _KIND = {int: 'a whole number', float: 'a number'}
 
+# %% ../nbs/06a_cli.ipynb #fe674d9a
 def _config_settings(path, node, s):
     "A config's run settings, each checked as its `mtbench run` flag would be."
     acts = {a.dest: a for a in parser('run')._actions if a.dest not in _NOT_SETTINGS + ('help',)}

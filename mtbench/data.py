@@ -78,6 +78,7 @@ def sha256_file(path # the file to hash
     "Hex sha256 of the file at `path`."
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
+# %% ../nbs/00_data.ipynb #c6aa7676
 def _download(pins, name, dest):
     url, sha = pins.files[name]
     if os.environ.get(pins.mirror_env): url = os.environ[pins.mirror_env].rstrip('/') + '/' + name
@@ -111,6 +112,7 @@ def pinned_file(pins:PinnedFiles, # the table the file is in, e.g. `MT_BENCH_FIL
                            "restore it (delete it to download again)")
     return path
 
+# %% ../nbs/00_data.ipynb #9d1f1229
 def official_file(name:str, # a key of `OFFICIAL_FILES`, e.g. 'question.jsonl'
                   data_dir:str|Path|None=None, # folder with FastChat's layout; default `MTBENCH_DATA_DIR` or the cache
                  ) -> Path:
@@ -138,6 +140,7 @@ def iter_jsonl(path # a JSONL file
             if not isinstance(rec, dict): raise MTBenchError(f"{path}:{i}: expected a JSON object, got {type(rec).__name__}")
             yield i, start, rec
 
+# %% ../nbs/00_data.ipynb #8ddfa394
 def read_jsonl(path # a JSONL file
               ) -> L:
     "Records of the JSONL file at `path`; a torn last line is skipped with a warning, any other bad line raises."
@@ -210,6 +213,7 @@ def _round_robin(qs, n, order=CATEGORIES):
             if by_cat[c] and len(res) < n: res.append(by_cat[c].pop(0))
     return sorted(res, key=lambda q: q.question_id)
 
+# %% ../nbs/00_data.ipynb #430e6b11
 def select_questions(qs:list, # `Question`s
                      categories:list|None=None, # keep only these categories
                      question_ids:list|None=None, # keep only these question ids
@@ -240,6 +244,7 @@ def question_records(path, # a question file (JSONL)
         try: yield i, json.loads(line)
         except json.JSONDecodeError as e: raise MTBenchError(f"{path}:{i}: not valid JSON ({e.msg} at column {e.colno})") from None
 
+# %% ../nbs/00_data.ipynb #96a22e4a
 def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout; default `MTBENCH_DATA_DIR` or the cache
                    path:str|Path|None=None, # a question file of your own instead of the official one
                    categories:list|None=None, # keep only these categories
@@ -269,6 +274,7 @@ class Answer(Record):
     def key(self): return self.question_id
     def texts(self, choice=0): return self.choices[choice]['turns']
 
+# %% ../nbs/00_data.ipynb #22c38c65
 def new_answer_id() -> str:
     "A 22-character random id, the shape of FastChat's `shortuuid.uuid()`."
     alphabet = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
@@ -299,6 +305,7 @@ class JudgePrompt(Record):
     output_format: str # '[[rating]]' or '[[A]]'
     extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
+# %% ../nbs/00_data.ipynb #1c8a2675
 def load_judge_prompts(data_dir:str|Path|None=None, # folder with FastChat's layout
                        path:str|Path|None=None, # your own prompts file instead
                       ) -> dict:
@@ -323,6 +330,7 @@ class Judgment(Record):
     @property
     def key(self): return (self.question_id, self.model, tuple(self.judge), self.turn)
 
+# %% ../nbs/00_data.ipynb #2b37948b
 @dataclass
 class PairJudgment(Record):
     "A pairwise grading, both games: FastChat's `model_judgment/{judge}_pair.jsonl` record."
@@ -347,6 +355,7 @@ class PairJudgment(Record):
 class StorageError(MTBenchError):
     "The run folder cannot be written (full, read-only, gone); what was written before is kept."
 
+# %% ../nbs/00_data.ipynb #de4f4da6
 _FIXES = {
     errno.ENOSPC: "the disk is full: free some space on it (or copy the folder to a disk with room and pass that --output-dir)",
     errno.EDQUOT: "the disk quota is used up: free some space (or copy the folder to a disk with room and pass that --output-dir)",
@@ -359,6 +368,8 @@ _FIXES = {
     errno.EIO: "the disk or its mount failed (an I/O error): check it, or mount it again",
     errno.EFBIG: "the file size limit was reached (see ulimit -f): raise it",
 }
+
+# %% ../nbs/00_data.ipynb #66ba6215
 STORAGE_ERRNOS = frozenset(_FIXES)
 
 def storage_error(e:OSError, # the error, from writing `path`
@@ -424,6 +435,7 @@ def _write(self:RecordFile, data:bytes):
             raise
     finally: os.close(fd)
 
+# %% ../nbs/00_data.ipynb #99a04375
 @patch
 def _cut_torn_tail(self:RecordFile):
     "Cut a torn last line (an interrupted write), or add the newline a complete last record lost."
@@ -462,6 +474,7 @@ def append(self:RecordFile, rec, # a record of the file's class
     except OSError as e: raise storage_error(e, self.path) from None
     return rec
 
+# %% ../nbs/00_data.ipynb #928172e8
 @patch
 def compact(self:RecordFile):
     "Rewrite the file sorted by key, keeping the last line of each key byte for byte."
@@ -481,6 +494,7 @@ def compact(self:RecordFile):
         if tmp: _unlink(tmp)
         raise storage_error(e, self.path) from None
 
+# %% ../nbs/00_data.ipynb #df016020
 def _unlink(path):
     with contextlib.suppress(OSError): os.unlink(path)
 
@@ -536,12 +550,14 @@ def _read_info(folder, pid):
         if info.get('pid') == pid: return info
     return {}
 
+# %% ../nbs/00_data.ipynb #aeed6f0e
 def _settled(read, seconds=2.0):
     "`read()`, polled for up to `seconds` until it is not empty: a run that has just taken a folder writes its records a moment later."
     t0 = time.monotonic()
     while not (res := read()) and time.monotonic() - t0 < seconds: time.sleep(0.05)
     return res
 
+# %% ../nbs/00_data.ipynb #d5bd7cf3
 def _busy(folder, owner, waited=False) -> FolderBusy:
     pid, host = (owner.pid, owner.hostname.partition('?')[0]) if owner else ('unknown', 'unknown host')
     info = _settled(lambda: _read_info(folder, pid)) if owner else {}
@@ -577,6 +593,7 @@ def acquire(self:_Hold):
     except OSError as e: raise storage_error(e, e.filename or self.folder/LOCK_NAME) from None
     self.held = True
 
+# %% ../nbs/00_data.ipynb #a147c580
 @patch
 def release(self:_Hold):
     self.held = False
@@ -588,6 +605,7 @@ def _write_atomic(path, text):
     try: os.replace(tmp, path)
     except BaseException: _unlink(tmp); raise
 
+# %% ../nbs/00_data.ipynb #4f7b2fc2
 def _reserve(path, size):
     "A file of `size` bytes that really occupies them (preallocated, or written as zeros where that is not supported)."
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
@@ -649,6 +667,7 @@ def cli_parser(func, # a function whose docments (or `Param` annotations) descri
         p.add_argument(*names, dest=k, **kw)
     return p
 
+# %% ../nbs/00_data.ipynb #6a30ab25
 def _base_type(anno):
     "`str|None` -> str, so optional parameters still parse their values."
     args = [a for a in getattr(anno, '__args__', ()) if a is not type(None)]

@@ -36,6 +36,7 @@ def __getattr__(self:MTBenchEvaluator, k:str): # a setting's name
     if k not in flat: raise AttributeError(f"MTBenchEvaluator has no attribute or setting {k!r}")
     return Path(flat[k]) if k == 'output_dir' else list(flat[k] or []) if k == 'models' else flat[k]
 
+# %% ../nbs/06_evaluator.ipynb #8a263c3a
 @patch
 def __setattr__(self:MTBenchEvaluator, k:str, v): # a setting's name (or any other attribute), and its value
     k2 = _RENAMED.get(k, k)
@@ -55,6 +56,7 @@ def bench(self:MTBenchEvaluator):
     from mtbench.benchmark import get_benchmark
     return _memo(self, '_bench', get_benchmark, self.benchmark, self.question_file)
 
+# %% ../nbs/06_evaluator.ipynb #ee02c727
 @patch(as_prop=True)
 def run_dir(self:MTBenchEvaluator) -> Path:
     "Where the benchmark's files go: the output folder itself for MT-bench, OUTPUT/NAME/ for another."
@@ -66,6 +68,7 @@ def questions(self:MTBenchEvaluator):
     return _memo(self, '_questions', lambda b, d, c, q, n: b.questions(d, categories=c, question_ids=q, max_questions=n),
                  self.bench, self.data_dir, self.categories, self.question_ids, self.max_questions)
 
+# %% ../nbs/06_evaluator.ipynb #b24a5793
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
@@ -141,6 +144,7 @@ class _OffProtocol:
         m = self._bench.messages(q, turn, answers)
         return m if self.system_prompt is None else [{'role': 'system', 'content': self.system_prompt}, *(x for x in m if x['role'] != 'system')]
 
+# %% ../nbs/06_evaluator.ipynb #dc02dea2
 def off_protocol_tag(system_prompt:str|None, # the off-protocol system prompt, if any
                      temperature:float|None, # the off-protocol temperature, if any
                     ) -> str:
@@ -157,6 +161,7 @@ def gen_bench(self:MTBenchEvaluator):
     if self.system_prompt is None and self.temperature is None: return self.bench
     return _OffProtocol(self.bench, self.system_prompt, self.temperature)
 
+# %% ../nbs/06_evaluator.ipynb #01cfe204
 @patch
 def model_id(self:MTBenchEvaluator,
              model:str, # a registry name, Hugging Face id or folder

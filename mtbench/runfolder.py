@@ -48,6 +48,7 @@ def judgment_file(self:RunFolder, judge:str, # the judge's name
     "model_judgment/JUDGE_single.jsonl (or _pair)"
     return self.judgment_dir/f'{file_stem(judge)}_{kind}.jsonl'
 
+# %% ../nbs/00b_runfolder.ipynb #8dea998b
 @patch
 def requests_file(self:RunFolder, judge:str, # the judge's name
                   mode:str='single', # single, pairwise-baseline or pairwise-all
@@ -65,6 +66,7 @@ def redact_url(url:str|None, # a URL, or None
     for pat, rep in _CREDS: url = pat.sub(rep, url)
     return url
 
+# %% ../nbs/00b_runfolder.ipynb #5072518d
 def redacted(o, # JSON-like data: dicts, lists, strings, numbers
             ):
     "`o` with every URL's credentials replaced by *** (`redact_url`), for run.json and records."
@@ -103,6 +105,7 @@ def write_manifest(self:RunFolder, m:dict, # what run.json says
         raise err from None
     return m
 
+# %% ../nbs/00b_runfolder.ipynb #61b6b247
 @patch
 def read_manifest(self:RunFolder) -> dict|None:
     "run.json's content, or None where there is none (or it cannot be read)."

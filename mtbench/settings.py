@@ -49,10 +49,13 @@ class Registry(dict):
 # %% ../nbs/00a_settings.ipynb #c107f597
 @patch
 def __iter__(self:Registry): return dict.__iter__(self.load())
+
 @patch
 def __contains__(self:Registry, name): return dict.__contains__(self.load(), name)
+
 @patch
 def __len__(self:Registry): return dict.__len__(self.load())
+
 @patch
 def __getitem__(self:Registry, name:str): # a registered name
     if name not in self: raise MTBenchError(f"unknown {self.what} {name!r}; choose from {', '.join(self)}")
@@ -120,6 +123,7 @@ def _batch(v):
     if b < 1: raise SettingError('batch_size', v, 'use a positive whole number or auto')
     return b
 
+# %% ../nbs/00a_settings.ipynb #095adf66
 @patch
 def check(self:Generation):
     "The settings, checked (batch_size as 'auto' or a number); a wrong value raises `SettingError`."
@@ -225,6 +229,7 @@ def from_flat(cls:RunSettings, kw:dict, # settings of any group by field name, e
     top = {f.name: kw[f.name] for f in fields(cls) if f.name in kw and f.name not in GROUPS}
     return cls(**top, **{k: g.pick(kw) for k, g in GROUPS.items()})
 
+# %% ../nbs/00a_settings.ipynb #afaae7f2
 @patch
 def flat(self:RunSettings) -> dict:
     "Every setting by its name, as one mapping (the inverse of `from_flat`)."
@@ -243,6 +248,7 @@ def _base_type(anno):
     args = [a for a in getattr(anno, '__args__', ()) if a is not type(None)]
     return args[0] if len(args) == 1 and isinstance(args[0], type) else anno if isinstance(anno, type) else None
 
+# %% ../nbs/00a_settings.ipynb #b3b6a9f4
 def flag_params(obj) -> dict:
     "{name: `Param`} for the parameters of a function or the fields of a settings class, from their docments or `Param` annotations."
     out = {}

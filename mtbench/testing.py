@@ -130,6 +130,7 @@ def __enter__(self:FakeChatServer):
     self.base_url = f'http://127.0.0.1:{self._httpd.server_address[1]}/v1'
     return self
 
+# %% ../nbs/09_testing.ipynb #dda0d374
 @patch
 def __exit__(self:FakeChatServer, *exc):
     self.closing.set(); self._httpd.shutdown(); self._httpd.server_close()

@@ -4,20 +4,35 @@
 
 # %% ../nbs/07_colab.ipynb #c6ee14b6
 from __future__ import annotations
+
 import asyncio, logging, os, signal, sys, tempfile, threading, time, traceback, zipfile
+
 from contextlib import contextmanager
+
 from functools import partial
+
 from html import escape
+
 from pathlib import Path
+
 import ipywidgets as W
+
 from fastcore.basics import patch
+
 from IPython.display import display
+
 from .data import CATEGORIES, MTBenchError, log
+
 from .memory import gpu_memory, BF16_CAPABILITY
+
 from .models import MODELS
+
 from .settings import RunSettings, Generation, JudgeSettings, Selection, flag_params
+
 from .engines import installed_engines, install_hint
+
 from .analysis import format_cell, SPEED_COLS, COST_COLS, format_money, LOCAL_MARK
+
 from .evaluator import Progress
 
 # %% auto #0
@@ -40,6 +55,7 @@ def gpu_info() -> dict|None:
     return dict(name=torch.cuda.get_device_name(0), total_gb=m['total_gb'], free_gb=m['free_gb'], count=torch.cuda.device_count(),
                 capability=tuple(torch.cuda.get_device_capability(0)))
 
+# %% ../nbs/07_colab.ipynb #673021c9
 def suggest_memory_limit(total_gb:float, # the GPU's memory
                         ) -> int:
     "A memory limit in GB for a GPU of `total_gb`: the whole card (the plan counts the CUDA context and keeps 10% back)."
@@ -67,6 +83,7 @@ PRECISIONS = { # the panel's choice: (label, dtype, quantization)
     '4bit': ("4-bit (bitsandbytes, GPU only)", None, '4bit'),
 }
 
+# %% ../nbs/07_colab.ipynb #4fc9ab53
 def precision_args(choice:str, # a key of PRECISIONS
                    gpu:dict|None, # `gpu_info()`'s answer
                   ) -> dict:
@@ -84,6 +101,7 @@ def precision_args(choice:str, # a key of PRECISIONS
 # %% ../nbs/07_colab.ipynb #d01e6e84
 DRIVE = Path('/content/drive')
 
+# %% ../nbs/07_colab.ipynb #c28d8597
 def output_folder(folder:str, # the output folder as typed
                   on_drive:bool=False, # keep it on Google Drive
                   colab:bool|None=None, # whether this runs in Colab (default: ask `in_colab`)
@@ -100,6 +118,7 @@ def output_folder(folder:str, # the output folder as typed
     raise MTBenchError(f"output folder {folder!r} is not on Google Drive: give a folder name (it goes under {drive/'MyDrive'}) "
                        "or untick 'Keep on Google Drive'")
 
+# %% ../nbs/07_colab.ipynb #cfcf07df
 def mount_drive(drive:Path=DRIVE, # where Colab mounts Google Drive
                ) -> bool:
     "Mount Google Drive at `drive` (Colab asks the user for permission); False if it was mounted already."
@@ -114,9 +133,12 @@ def mount_drive(drive:Path=DRIVE, # where Colab mounts Google Drive
 
 # %% ../nbs/07_colab.ipynb #6884f41e
 CUSTOM_JUDGE = 'custom'
+
 KEY_ENV = 'OPENAI_API_KEY'
+
 OPENAI_JUDGES = ['gpt-4.1-nano', 'gpt-4.1-mini', 'gpt-4.1', 'gpt-4o-mini', 'gpt-4o', 'gpt-4', 'gpt-5-nano', 'gpt-5-mini', 'gpt-5', 'o4-mini']
 
+# %% ../nbs/07_colab.ipynb #8f7502f6
 def judge_cost(judge:str, # an OpenAI model name
                calls:int=160, # judge calls per model: 80 questions x 2 turns
                input_tokens:int=900, # about, per call
@@ -128,6 +150,7 @@ def judge_cost(judge:str, # an OpenAI model name
     out = 1500 if is_reasoning_model(judge) else 300
     return calls*(input_tokens*price[0] + out*price[1])/1e6
 
+# %% ../nbs/07_colab.ipynb #81f05e9e
 def judge_options() -> list[tuple[str,str]]:
     "The judge menu as (label, value) pairs: OpenAI models with a price, local models, and a custom endpoint."
     opts = [(f"{j}  (about ${judge_cost(j):.2f} per model)" if judge_cost(j) is not None else j, j) for j in OPENAI_JUDGES]
@@ -158,6 +181,7 @@ ENGINES = { # the panel's engine menu: value -> label
     'auto': "auto (the fastest installed, for each model)",
 }
 
+# %% ../nbs/07_colab.ipynb #5fd757de
 def engine_options(installed:dict|None=None, # `mtbench.engines.installed_engines()`'s answer (default: this machine's)
                   ) -> list[tuple[str,str]]:
     "The engine menu as (label, value) pairs; engines not installed here say so."
@@ -174,6 +198,7 @@ def set_api_key(key:str, # the key; surrounding spaces are dropped, an empty one
     if key: os.environ[env] = key
     return bool(key)
 
+# %% ../nbs/07_colab.ipynb #7a1dc15b
 def _colab_secret(name):
     try:
         from google.colab import userdata
@@ -198,6 +223,7 @@ def zip_output(output_dir:str|Path, # the output folder to pack
         if os.path.exists(tmp): os.remove(tmp)
     return dest
 
+# %% ../nbs/07_colab.ipynb #fff7e256
 def download_output(output_dir:str|Path, # the output folder to pack
                    ) -> Path:
     "Zip the output folder and, in Colab, send the zip to the browser; return the zip's path."
@@ -214,6 +240,7 @@ class _Nowhere:
     def write(self, s): pass
     def flush(self): pass
 
+# %% ../nbs/07_colab.ipynb #552bb1e2
 class _PanelBar(_tqdm):
     "A tqdm bar that writes nothing and asks its `PanelProgress` to draw it."
     monitor_interval = 0 # no tqdm monitor thread
@@ -233,6 +260,7 @@ class _PanelBar(_tqdm):
         self.final = self.meter(); super().close()
         self.owner.draw(force=True)
 
+# %% ../nbs/07_colab.ipynb #e744e69e
 def _bar_row(b) -> str:
     return (f"<tr><td>{escape(b.desc)}</td><td><progress value='{b.n}' max='{b.total or 1}' style='width:200px'></progress></td>"
             f"<td style='font-family:monospace'>{escape(b.meter())}</td></tr>")
@@ -254,38 +282,51 @@ class PanelProgress(Progress):
     def _add(self, b):
         with self.lock: self.bars.append(b)
         self.draw(force=True)
-    def step(self, text):
-        self.steps.append(text); super().step(text) # logs it, which draws it
-    def say(self, line:str, # one line of log
-           ):
-        "A log line for the output area."
-        with self.lock: self.lines.append(line)
-        self.draw(force=True)
-    def wait(self, thread):
-        "Wait for `thread` to end, redrawing the panel meanwhile."
-        while thread.is_alive():
-            thread.join(0.2); self.draw()
-    def html(self) -> str:
-        "The current step and the progress bars as HTML."
-        with self.lock: bars = list(self.bars)
-        step = f"<div class='mtbench-step'><b>{escape(self.steps[-1])}</b></div>" if self.steps else ''
-        return step + (f"<table class='mtbench-bars'>{''.join(map(_bar_row, bars))}</table>" if bars else '')
-    def draw(self, force:bool=False, # redraw even if the last drawing is recent
-            ):
-        "Print new log lines and redraw the view; only in the thread that made this, at most every `every` s unless `force`."
-        if threading.current_thread() is not self.thread: return
-        if self.interrupted and not self.closed:
-            self.interrupted = False; raise KeyboardInterrupt
-        if not force and time.monotonic() - self.last < self.every: return
-        self.last = time.monotonic()
-        with self.lock: lines, self.lines = self.lines, []
-        for l in lines: print(l)
-        html = self.html()
-        if self.view.value != html: self.view.value = html
+
+# %% ../nbs/07_colab.ipynb #ed1819ea
+@patch
+def step(self:PanelProgress, text:str, # what the run is doing now
+        ):
+    "Show `text` as the current step (and log it)."
+    self.steps.append(text); Progress.step(self, text) # logs it, which draws it
+@patch
+def say(self:PanelProgress, line:str, # one line of log
+       ):
+    "A log line for the output area."
+    with self.lock: self.lines.append(line)
+    self.draw(force=True)
+@patch
+def wait(self:PanelProgress, thread, # a thread to wait for
+        ):
+    "Wait for `thread` to end, redrawing the panel meanwhile."
+    while thread.is_alive():
+        thread.join(0.2); self.draw()
+
+# %% ../nbs/07_colab.ipynb #b06587ff
+@patch
+def html(self:PanelProgress) -> str:
+    "The current step and the progress bars as HTML."
+    with self.lock: bars = list(self.bars)
+    step = f"<div class='mtbench-step'><b>{escape(self.steps[-1])}</b></div>" if self.steps else ''
+    return step + (f"<table class='mtbench-bars'>{''.join(map(_bar_row, bars))}</table>" if bars else '')
+@patch
+def draw(self:PanelProgress, force:bool=False, # redraw even if the last drawing is recent
+        ):
+    "Print new log lines and redraw the view; only in the thread that made this, at most every `every` s unless `force`."
+    if threading.current_thread() is not self.thread: return
+    if self.interrupted and not self.closed:
+        self.interrupted = False; raise KeyboardInterrupt
+    if not force and time.monotonic() - self.last < self.every: return
+    self.last = time.monotonic()
+    with self.lock: lines, self.lines = self.lines, []
+    for l in lines: print(l)
+    html = self.html()
+    if self.view.value != html: self.view.value = html
 
 # %% ../nbs/07_colab.ipynb #d5a9e78f
 def _style(): return dict(style={'description_width': '120px'}, layout=W.Layout(width='95%'))   # a layout each: hiding one must not hide all
 
+# %% ../nbs/07_colab.ipynb #276b0ef8
 def setting_widget(cls, # a settings class of `mtbench.settings`
                    name:str, # one of its fields
                    widget=W.Text, # the widget's class
@@ -345,6 +386,7 @@ def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 _NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
           'output_dir drive run_button download_button status progress table speed cost radar heatmap out results box').split()
 
+# %% ../nbs/07_colab.ipynb #61a9498d
 @patch
 def _wire(self:RunnerPanel):
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
@@ -366,6 +408,7 @@ def _wire(self:RunnerPanel):
     for b, f in ((self.run_button, 'run'), (self.download_button, 'download')):
         b.on_click(lambda btn, f=f: getattr(self, f)(btn))
 
+# %% ../nbs/07_colab.ipynb #514e002a
 @patch
 def _say(self:RunnerPanel, msg, kind='info'):
     color = dict(info='#333', ok='#1a7f37', error='#cf222e')[kind]
@@ -374,6 +417,7 @@ def _say(self:RunnerPanel, msg, kind='info'):
 @patch
 def _show_custom(self:RunnerPanel): self.custom.layout.display = '' if self.judge.value == CUSTOM_JUDGE else 'none'
 
+# %% ../nbs/07_colab.ipynb #a8e3b9af
 @patch
 def _bench(self:RunnerPanel):
     "The benchmark chosen: a registered one, or the questions file typed (read and checked)."
@@ -382,6 +426,7 @@ def _bench(self:RunnerPanel):
     if not self.questions.value.strip(): raise MTBenchError("type the path of your questions file (a FastChat-format .jsonl or a .yaml suite), or pick a benchmark")
     return get_benchmark(None, self.questions.value.strip())
 
+# %% ../nbs/07_colab.ipynb #c84fe642
 @patch
 def _show_benchmark(self:RunnerPanel):
     "Fit the selection to the benchmark chosen: its categories and its number of questions."
@@ -395,12 +440,14 @@ def _show_benchmark(self:RunnerPanel):
     self.max_questions.max = size; self.max_questions.value = size
     self.max_questions.description = f'Questions (of {size})' if b and b.size else 'Questions'
 
+# %% ../nbs/07_colab.ipynb #443e908b
 @patch
 def _take_key(self:RunnerPanel, change):
     if set_api_key(change['new']):
         self.api_key.value = ''
         self.api_key.placeholder = f'key set in {KEY_ENV} for this session; type again to replace'
 
+# %% ../nbs/07_colab.ipynb #014191ba
 @patch
 def _take_drive(self:RunnerPanel, change):
     "Ticking 'Keep on Google Drive' mounts Drive (in Colab) and says where the run will go."
@@ -413,6 +460,8 @@ def _take_drive(self:RunnerPanel, change):
 
 @patch
 def _repr_mimebundle_(self:RunnerPanel, **kwargs): return self.box._repr_mimebundle_(**kwargs)
+
+# %% ../nbs/07_colab.ipynb #42a64010
 if not hasattr(W.DOMWidget, '_repr_mimebundle_'):   # ipywidgets 7 (Colab's) shows widgets this way instead
     RunnerPanel._ipython_display_ = lambda self: display(self.box)
 
@@ -423,6 +472,7 @@ def _models(self:RunnerPanel) -> list:
     if not models: raise MTBenchError("pick at least one model, or type a Hugging Face id or adapter folder under 'Other models'")
     return models
 
+# %% ../nbs/07_colab.ipynb #7b0c19a7
 @patch
 def _judge(self:RunnerPanel) -> tuple:
     "(the judge, its base URL) as chosen."
@@ -431,6 +481,7 @@ def _judge(self:RunnerPanel) -> tuple:
     if not (judge and base): raise MTBenchError("a custom judge needs both a model name and a base URL (e.g. http://host:8000/v1)")
     return judge, base
 
+# %% ../nbs/07_colab.ipynb #fe0b3bdf
 @patch
 def _numbers(self:RunnerPanel) -> dict:
     "The memory limit and the judge's token limit, read from their text fields."
@@ -458,6 +509,7 @@ def run_settings(self:RunnerPanel) -> RunSettings:
         batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine,
         judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')).check()
 
+# %% ../nbs/07_colab.ipynb #d8c5f872
 @patch
 def settings(self:RunnerPanel) -> dict:
     "The run's settings as the evaluator's keyword arguments, every setting by name (`RunSettings.flat`)."
@@ -475,6 +527,7 @@ class _ToPanel(logging.Handler):
     def __init__(self, progress): super().__init__(logging.INFO); self.progress = progress
     def emit(self, record): self.progress.say(self.format(record))
 
+# %% ../nbs/07_colab.ipynb #d526aa04
 @contextmanager
 def _logging_to(progress):
     h, level = _ToPanel(progress), log.level
@@ -483,6 +536,7 @@ def _logging_to(progress):
     try: yield
     finally: log.removeHandler(h); log.setLevel(level)
 
+# %% ../nbs/07_colab.ipynb #ec885717
 @contextmanager
 def _interrupts_to(progress, loop):
     "Outside the main thread, pass the kernel's interrupt (SIGINT) on to `progress` for the length of the block."
@@ -494,6 +548,7 @@ def _interrupts_to(progress, loop):
     try: yield
     finally: loop.call_soon_threadsafe(restore)
 
+# %% ../nbs/07_colab.ipynb #b25ba3e4
 @patch
 def _check(self:RunnerPanel) -> RunSettings:
     "The settings, once the judge has its key and Drive (if asked for) is mounted."
@@ -526,6 +581,7 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
         self.running, self.run_button.disabled = False, False
         self.download_button.disabled = not Path(s.output_dir).is_dir()
 
+# %% ../nbs/07_colab.ipynb #bcd0edb1
 @patch
 def _evaluate(self:RunnerPanel, s, pr):
     from mtbench.evaluator import MTBenchEvaluator
@@ -558,6 +614,7 @@ def scores_html(table, # the evaluator's `EvalResults.table`
     df = df.rename(columns=lambda c: str(c).replace('_', ' ')).astype(object).map(format_cell)
     return _TABLE_CSS + note + f"<div style='overflow-x:auto'>{df.to_html(classes='mtbench-scores', border=0, index=False)}</div>"
 
+# %% ../nbs/07_colab.ipynb #2d1099f7
 def rows_html(title:str, # the table's heading
               rows:list, # dicts, as in a run's summary
               cols:list, # (header, key or function, decimals), as `mtbench.analysis` defines them
@@ -569,6 +626,7 @@ def rows_html(title:str, # the table's heading
     body = ''.join('<tr>' + ''.join(f'<td>{cell(r, g, nd)}</td>' for _,g,nd in cols) + '</tr>' for r in rows)
     return f"<h4>{escape(title)}</h4><div style='overflow-x:auto'><table class='mtbench-scores'><tr>{head}</tr>{body}</table></div>"
 
+# %% ../nbs/07_colab.ipynb #e47c3366
 @patch
 def _show(self:RunnerPanel, res):
     s = res.summary
@@ -582,6 +640,7 @@ def _show(self:RunnerPanel, res):
         getattr(self, name).value = p.read_bytes() if p else b''
     self.results.layout.display = ''
 
+# %% ../nbs/07_colab.ipynb #3c32817d
 @patch
 def download(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
             ):
