@@ -79,10 +79,10 @@ def _unalias(kw:dict) -> dict:
 def own_params(func) -> dict:
     "{parameter: the settings class it is, or None for a plain flag} of a command's function, `run` left out."
     out = {}
-    for k, p in inspect.signature(func).parameters.items():
+    for k, p in inspect.signature(func, eval_str=True).parameters.items():
         if k == 'run': continue
-        a = p.annotation if not isinstance(p.annotation, str) else func.__globals__.get(p.annotation, p.annotation)
-        out[k] = a if inspect.isclass(a) and issubclass(a, Settings) else None
+        a = next((x for x in getattr(p.annotation, '__args__', (p.annotation,)) if inspect.isclass(x) and issubclass(x, Settings)), None)
+        out[k] = a
     return out
 
 # %% ../nbs/06a_cli.ipynb #00f0dfea

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_settings.ipynb #acefe0ec
 from __future__ import annotations
-import argparse, importlib, inspect
+import argparse, copy, importlib, inspect
 from dataclasses import dataclass, fields, replace, asdict, MISSING
 from fastcore.docments import docments
 from fastcore.basics import patch
@@ -249,13 +249,15 @@ def _base_type(anno):
     return args[0] if len(args) == 1 and isinstance(args[0], type) else anno if isinstance(anno, type) else None
 
 # %% ../nbs/00a_settings.ipynb #b3b6a9f4
-def flag_params(obj) -> dict:
+def flag_params(obj, # a settings class, or a function whose parameters are flags
+                defaults:dict|None=None, # other defaults, by name
+               ) -> dict:
     "{name: `Param`} for the parameters of a function or the fields of a settings class, from their docments or `Param` annotations."
-    out = {}
-    for k, v in docments(obj, full=True, returns=False, eval_str=True).items():
-        if k in GROUPS or k == 'endpoints': continue
-        p = v.anno if isinstance(v.anno, Param) else Param(v.docment, _base_type(v.anno))
-        p.set_default(v.default); out[k] = p
+    sig, docs, out = inspect.signature(obj, eval_str=True).parameters, docments(obj), {}
+    for k, v in sig.items():
+        if k in GROUPS or k in ('endpoints', 'self') or v.kind in (v.VAR_POSITIONAL, v.VAR_KEYWORD): continue
+        p = copy.copy(v.annotation) if isinstance(v.annotation, Param) else Param(docs.get(k) or '', _base_type(v.annotation))
+        p.set_default((defaults or {}).get(k, v.default)); out[k] = p
     return out
 
 # %% ../nbs/00a_settings.ipynb #c29b6cde
@@ -266,9 +268,8 @@ def add_flags(parser:argparse.ArgumentParser, # the command's parser
               defaults:dict|None=None, # other defaults for this command
              ) -> argparse.ArgumentParser:
     "Add `obj`'s settings to `parser` as dashed flags (`--max-questions`, also `--max_questions`)."
-    for k, p in flag_params(obj).items():
+    for k, p in flag_params(obj, defaults).items():
         if (only is not None and k not in only) or k in skip: continue
-        if defaults and k in defaults: p.set_default(defaults[k])
         kw = p.kwargs
         if not p.opt: kw['required'] = True # no default: a required flag, so every argument reads the same way
         dash = k.replace('_', '-')
@@ -286,7 +287,7 @@ def legacy(cls, # the settings class the function takes now
     import warnings
     obj = obj if obj is not None else cls()
     if not kw: return obj
-    arg = {Generation: 'gen', JudgeSettings: 'judging', Selection: 'selection'}.get(cls, 'settings')
+    arg = {'Generation': 'gen', 'JudgeSettings': 'judging', 'Selection': 'selection', 'ShowSettings': 'show', 'MMLUProSettings': 'mmlupro'}.get(cls.__name__, 'settings')
     warnings.warn(f"{where}({', '.join(f'{k}=' for k in kw)}...) is deprecated: pass {arg}={cls.__name__}({', '.join(f'{k}=...' for k in kw)})",
                   DeprecationWarning, stacklevel=3)
     return obj.update(**kw)
