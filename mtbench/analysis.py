@@ -382,23 +382,25 @@ def _failure_notes(scores) -> list:
     return notes
 
 # %% ../nbs/05_analysis.ipynb #adcc6263
-def _repeat_notes(js, dedupe) -> list:
-    "How many valid judgment lines repeat one already in the file, and whether they count."
+def _repeat_notes(js, dedupe, folder=False) -> list:
+    "How many valid judgment lines repeat one already in the file, and whether they count (in a run folder: the superseded ones)."
     notes = []
     for kind, key in [('single', SINGLE_KEY), ('pair', PAIR_KEY)]:
         d = js[kind]
         if not len(d): continue
         rep = int(d[(d.score != -1) if kind == 'single' else ~d.error.astype(bool)].duplicated(key).sum())
-        if rep: notes.append(f"{rep} {kind} judgment line(s) repeat a judgment already in the file; "
-                             + ("only the last of each is counted (--dedupe)" if dedupe else "they are counted, as FastChat's show_result does (--dedupe keeps the last only)"))
+        if rep and folder: notes.append(f"{rep} {kind} judgment(s) were superseded by a later judgment of the same answer turn "
+                                        "(its answer changed, or it was judged again): only the live (last) one of each is counted")
+        elif rep: notes.append(f"{rep} {kind} judgment line(s) repeat a judgment already in the file; "
+                               + ("only the last of each is counted (--dedupe)" if dedupe else "they are counted, as FastChat's show_result does (--dedupe keeps the last only)"))
     return notes
 
 # %% ../nbs/05_analysis.ipynb #e2b17a21
-def _notes(js, scores, pairwise, dedupe) -> list:
-    "The notes on the judgments: failures, scores read from logits, repeated lines, dropped pair lines."
+def _notes(js, scores, pairwise, dedupe, folder=False) -> list:
+    "The notes on the judgments: failures, scores read from logits, repeated or superseded lines, dropped pair lines."
     dropped = [f"{r.model} (judge {r.judge}): {r.dropped} pair line(s) with an errored game are left out, as FastChat does"
                for r in pairwise[pairwise.dropped > 0].itertuples()]
-    return _failure_notes(scores) + _logit_notes(js['single']) + _repeat_notes(js, dedupe) + dropped
+    return _failure_notes(scores) + _logit_notes(js['single']) + _repeat_notes(js, dedupe, folder) + dropped
 
 # %% ../nbs/05_analysis.ipynb #ea05864d
 def _aggregated(bench, df, lab, model_list, dedupe, overall, categories, abilities):
@@ -517,13 +519,15 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     "Scores, category scores, pairwise rates, speed and judge cost of a run or a judgment file."
     sel = legacy(Selection, selection, _pop_selection(kw), 'show_results')
     show = legacy(ShowSettings, show, kw, 'show_results')
+    folder = output_dir is not None and not show.judgment_file
+    if folder: show = show.update(dedupe=True) # a run folder: the live judgment of each key counts, the superseded ones do not
     bench = get_benchmark(benchmark) if benchmark is not None else get_benchmark(sel.benchmark, sel.questions)
     js, ml = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list
     scores, overall, categories, abilities, notes = _single_tables(js['single'], bench, _labels(bench, show.question_file, sel.data_dir), show)
     pairwise = pairwise_rates(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     tables = dict(scores=scores, overall=overall, categories=categories, pairwise=pairwise, abilities=abilities,
                   speed=answer_stats(output_dir, ml), judge_cost=judge_costs(js['single'], js['pair'], pairwise, ml))
-    res = Results(tables, sorted({f for d in js.values() if len(d) for f in d.file}), notes + _notes(js, scores, pairwise, show.dedupe)
+    res = Results(tables, sorted({f for d in js.values() if len(d) for f in d.file}), notes + _notes(js, scores, pairwise, show.dedupe, folder)
                   + _run_notes(output_dir, ml), _params(output_dir, show), bench.name, bench.title)
     res.scales = _scales(js['single'])
     return res
