@@ -736,10 +736,3 @@ def run(self:MMLUPro, run:RunSettings, # `mtbench run`'s settings
     "`mtbench run --benchmark mmlu-pro`: `mmlupro_cli`'s run and report; a judge's setting is refused, since nothing is judged."
     check_unjudged(run)
     return _report(evaluate_mmlupro(run, command=command or _command(), progress=True if progress is None else progress))
-
-@patch
-def run_cli(self:MMLUPro, flags:dict, # `mtbench run`'s flags, by name
-           ):
-    "Deprecated (the hand-over of `mtbench run` before `MMLUPro.run`): `run` with the flags as a `RunSettings`."
-    known = {f.name for f in fields(RunSettings)} | {f.name for g in GROUPS.values() for f in fields(g)}
-    return self.run(RunSettings.from_flat({k: v for k, v in flags.items() if k in known and v is not None}))
