@@ -11,6 +11,7 @@ from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import MTBenchError, Question, RecordFile, StorageError, Record, hold_folder, log, sha256_file
 from .benchmark import Benchmark, register
+from .runfolder import RunFolder, RunLoop, library_versions
 from .settings import SettingError, Selection, Generation, JudgeSettings, MMLUProSettings, RunSettings, GROUPS, legacy
 
 # %% auto #0
@@ -578,10 +579,6 @@ def prepare_mmlupro(run:RunSettings, # the run's settings (`check_run`)
     return MMLUProJob(data, items, shots, MMLU_PRO.folder(run.output_dir), s, run.generation)
 
 # %% ../nbs/04c_mmlupro.ipynb #e3eb0b7d
-def _write_json(path, d):
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False) as f: json.dump(d, f, indent=1, default=str)
-    os.replace(f.name, path)
-
 REFERENCE = 'github.com/TIGER-AI-Lab/MMLU-Pro at f418b116db00b065c2aea046518d8fcf74d39872: evaluate_from_local.py (plain), evaluate_from_api.py (chat)'
 
 # %% ../nbs/04c_mmlupro.ipynb #e92115db
@@ -639,48 +636,31 @@ def _data_record(job:MMLUProJob) -> dict:
 
 # %% ../nbs/04c_mmlupro.ipynb #52f20e7f
 def _run_record(run:RunSettings, job:MMLUProJob, command) -> dict:
-    "run.json as a run starts: the settings, the data, the protocol and the questions."
+    "What run.json says of a run that does not change while it runs: the settings, the data, the protocol and the questions."
     s, gen = job.settings, job.gen
     settings = dict(models=[_name(m) for m in run.models], categories=run.selection.categories, samples_per_category=s.samples_per_category,
                     seed=s.seed, no_answer=s.no_answer, prompt_format=s.prompt_format, max_new_tokens=gen.max_new_tokens,
                     **{k: getattr(gen, k) for k in BACKEND_SETTINGS})
-    from mtbench.evaluator import library_versions
-    return dict(status='running', started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, benchmark='mmlu-pro', settings=settings,
-                data=_data_record(job), protocol=_protocol(s.no_answer), questions=[i.question_id for i in job.items],
-                versions=library_versions(), models={}, failures={})
+    return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, benchmark='mmlu-pro', settings=settings,
+                data=_data_record(job), protocol=_protocol(s.no_answer), questions=[i.question_id for i in job.items], versions=library_versions())
 
 # %% ../nbs/04c_mmlupro.ipynb #3bffd674
-def _model_step(rec:dict, model, job:MMLUProJob, progress):
-    "`evaluate_model` for one model of the run, into run.json: its record, or its failure (the other models go on)."
-    m = _name(model)
-    try: rec['models'][m] = evaluate_model(model, job, progress)
-    except (KeyboardInterrupt, StorageError): raise # the folder cannot be written: no other model's records could be
-    except Exception as e:
-        rec['failures'][m] = str(e) if isinstance(e, MTBenchError) else f"{type(e).__name__}: {e}"
-        log.error(f"{m} failed: {rec['failures'][m]}; going on with the other models")
-    _write_json(job.folder/'run.json', rec)
-
-def _results(rec:dict, job:MMLUProJob) -> 'pd.DataFrame':
+def _results(models:dict, job:MMLUProJob) -> 'pd.DataFrame':
     "The accuracy table of the models that ran, also written to results.csv."
-    ids = [i['model_id'] for i in rec['models'].values()]
+    ids = [i['model_id'] for i in models.values()]
     table = accuracy_table({k: RecordFile(job.folder/f'{k}.jsonl', ScoredAnswer).load() for k in ids}, job.items, job.settings.no_answer)
     table.to_csv(job.folder/'results.csv', index=False)
     return table
 
 # %% ../nbs/04c_mmlupro.ipynb #9b9c0e9a
 def _run(run:RunSettings, job:MMLUProJob, command, progress) -> dict:
-    "Every model of the run in turn, then the table; run.json says how far it got."
-    rec = _run_record(run, job, command)
-    _write_json(job.folder/'run.json', rec)
-    try:
-        for model in run.models: _model_step(rec, model, job, progress)
-        table = _results(rec, job)
-    except BaseException as e:
-        rec['status'] = 'interrupted' if isinstance(e, KeyboardInterrupt) else 'failed'; _write_json(job.folder/'run.json', rec); raise
-    rec.update(status='finished' if not rec['failures'] else 'finished with failures', updated=time.strftime('%Y-%m-%dT%H:%M:%S%z'),
-               results=table.to_dict('records'))
-    _write_json(job.folder/'run.json', rec)
-    return dict(table=table, run=rec, folder=job.folder)
+    "Every model of the run in turn, through the one run loop (`mtbench.runfolder.RunLoop`), then the table."
+    loop, by_name = RunLoop(RunFolder(job.folder), _run_record(run, job, command)), {_name(m): m for m in run.models}
+    def finish():
+        table = _results(loop.models, job); loop.extra['results'] = table.to_dict('records')
+        return table
+    table = loop.run(list(by_name), lambda m: evaluate_model(by_name[m], job, progress), finish)
+    return dict(table=table, run=loop.folder.read_manifest(), folder=job.folder)
 
 # %% ../nbs/04c_mmlupro.ipynb #0d2367b7
 def evaluate_mmlupro(run:RunSettings|None=None, # models, output_dir, selection (data_dir, categories), generation and mmlupro settings
@@ -692,7 +672,7 @@ def evaluate_mmlupro(run:RunSettings|None=None, # models, output_dir, selection 
     "MMLU-Pro for the run's models: answers, extraction and accuracy with intervals; resumable. Returns the table, run.json's content and the folder."
     run = check_run(_legacy_run(run, kw))
     job = prepare_mmlupro(run, hub_cache)
-    with hold_folder(job.folder, 'mtbench mmlu-pro'): return _run(run, job, command, progress)
+    with RunFolder(job.folder).hold('mtbench mmlu-pro'): return _run(run, job, command, progress)
 
 # %% ../nbs/04c_mmlupro.ipynb #0844d4c2
 def _command() -> str|None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
-from .data import log, hold_folder, storage_error
+from .data import MTBenchError, StorageError, log, hold_folder, storage_error
 
 # %% auto #0
-__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'library_versions']
+__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'library_versions', 'RunLoop']
 
 # %% ../nbs/00b_runfolder.ipynb #23508fa5
 def file_stem(name:str, # a model or judge name
@@ -118,3 +118,50 @@ def hold(self:RunFolder, command:str='a run', # what holds it, for the message a
         ):
     "Hold the folder for writing while the block runs (`hold_folder`)."
     return hold_folder(self.path, command)
+
+# %% ../nbs/00b_runfolder.ipynb #b7e3c700
+class RunLoop:
+    "The run loop every benchmark shares: each model's step, failures recorded, run.json kept up to date, then the finish."
+    def __init__(self, folder:RunFolder, # the run's folder
+                 fixed:dict, # what run.json says that does not change while the run runs (settings, data, versions...)
+                ):
+        self.folder, self.fixed = folder, fixed
+        self.models, self.failures, self.timing, self.extra = {}, {}, {}, {}
+    def save(self, status:str='running', # the run's status
+            ) -> dict:
+        "Rewrite run.json with the run so far."
+        return self.folder.write_manifest(dict(**self.fixed, models=self.models, failures=self.failures, timing=self.timing, **self.extra), status)
+
+# %% ../nbs/00b_runfolder.ipynb #b00c8b1f
+@patch
+def step(self:RunLoop, model:str, # the model
+         f, # `f(model)` -> what run.json records of it
+        ):
+    "Run one model's step; a failure is recorded (and logged) and the run goes on, except Ctrl-C and an unwritable folder."
+    try: self.models[model] = f(model)
+    except (KeyboardInterrupt, StorageError): raise
+    except Exception as e:
+        self.failures[model] = str(e) if isinstance(e, MTBenchError) else f"{type(e).__name__}: {e}"
+        log.error(f"{model} failed: {self.failures[model]}; going on with the other models")
+    self.save()
+    return model not in self.failures
+
+# %% ../nbs/00b_runfolder.ipynb #6b41f487
+@patch
+def run(self:RunLoop, models:list, # the run's models, in order
+        step, # `step(model)` -> what run.json records of it
+        finish=None, # `finish()` after every model's step -> the run's result
+        after=None, # `after(model)` after a step that succeeded (e.g. start judging it)
+        on_stop=None, # `on_stop()` when the run is interrupted or fails (e.g. stop the background judging)
+       ):
+    "Every model's step, then the finish; run.json says how the run ended."
+    self.save()
+    try:
+        for m in models:
+            if self.step(m, step) and after: after(m)
+        out = finish() if finish else None
+    except BaseException as e:
+        if on_stop: on_stop()
+        self.save('interrupted' if isinstance(e, KeyboardInterrupt) else 'failed'); raise
+    self.save('finished' if not self.failures else 'finished with failures')
+    return out
