@@ -8,7 +8,7 @@ import contextvars, importlib, inspect, json, os, platform, re, sys, tempfile, t
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from .data import MTBenchError, log, sha256_file, StorageError
-from .runfolder import RunFolder, library_versions
+from .runfolder import RunFolder, RunLoop, library_versions
 from .settings import RunSettings, SettingError
 
 # %% auto #0
@@ -111,9 +111,9 @@ def folder(self:MTBenchEvaluator) -> RunFolder:
     return RunFolder(self.run_dir)
 
 @patch
-def _write_manifest(self:MTBenchEvaluator, status:str):
-    "Rewrite `run.json` with the run's state so far."
-    return self.folder.write_manifest(dict(**self._fixed, models=self._models, failures=self._failures, timing=self._timing), status)
+def _timed(self:MTBenchEvaluator, what:str, t0:float):
+    "Record in run.json (when a run is on) how long `what` took since `t0`."
+    if '_loop' in self.__dict__: self._loop.timing[what] = round(time.monotonic()-t0, 3)
 
 # %% ../nbs/06_evaluator.ipynb #7e70a85d
 class Progress:
@@ -185,7 +185,7 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
         info = generate_answers(ep['model'] if ep else model, self.questions, self.run_dir, gen, progress=self._progress.bar,
                                 bench=self.gen_bench, model_id=self.model_id(model))
     finally: free_memory()
-    self._timing[f'answers:{model}'] = round(time.monotonic()-t0, 3)
+    self._timed(f'answers:{model}', t0)
     return info
 
 # %% ../nbs/06_evaluator.ipynb #bede2fe9
@@ -198,13 +198,13 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
     t0 = time.monotonic()
     spec = self.judge_spec
     with served_judge(spec, self.judge_engine, self.memory_limit, self.num_gpus) as (eng, served): # as `mtbench judge --judge-engine`
-        if eng and '_fixed' in self.__dict__: self._fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
+        if eng and '_loop' in self.__dict__: self._loop.fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
         asked = dict(judge=spec.name, base_url=self.judge_base_url, concurrency=self.judge_concurrency, prices=None)
         res = judge_answers(self.run_dir, models, **{**asked, **served}, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
                             baseline=self.baseline or 'gpt-3.5-turbo', api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
                             max_tokens=self.judge_max_tokens, score_mode=self.score_mode, data_dir=self.data_dir,
                             reference=self.reference, question_ids=list(self.questions.attrgot('question_id')), rubric=self.judge_rubric)
-    self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
+    self._timed(f"judge:{'+'.join(models)}", t0)
     return res
 
 # %% ../nbs/06_evaluator.ipynb #f2f329d9
@@ -242,63 +242,76 @@ class EvalResults:
         from mtbench.analysis import format_results
         return format_results(self.summary) + f"\n\nreport: {self.summary['paths']['report']}"
 
-# %% ../nbs/06_evaluator.ipynb #9f086e61
+# %% ../nbs/06_evaluator.ipynb #7696c3d1
+@patch
+def _check_run(self:MTBenchEvaluator):
+    "Before anything is loaded: the overrides, the judge, the selection, the benchmark's modes, W&B and every model."
+    _, _, _ = self.gen_bench, self.judge_spec, self.questions
+    self.bench.check_mode(self.mode)
+    if self.wandb: _wandb_check(self.wandb)
+    self.check_models()
+
+@patch
+def _fixed_record(self:MTBenchEvaluator, command:str|None) -> dict:
+    "What run.json says of the run that does not change while it runs."
+    spec = self.judge_spec
+    return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
+                data=self.data_files(), questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
+                judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
+                       'params': spec.params, 'score_mode': spec.score_mode})
+
+# %% ../nbs/06_evaluator.ipynb #2b243941
+@patch
+def _answer_step(self:MTBenchEvaluator, model:str) -> dict:
+    "One model's answers, as the run loop's step."
+    if self._judging and not self._judging.is_alive(): self._judging.result() # a judge error stops the run here
+    k, busy = self.models.index(model) + 1, self._judging and self._judging.is_alive()
+    self._progress.step(f"model {k} of {len(self.models)}: {model}: answers" + (f" (judging {self._answered[-1]} meanwhile)" if busy else ''))
+    info = self.answer(model)
+    self._answered.append(info['model_id'])
+    return info
+
+@patch
+def _judge_behind(self:MTBenchEvaluator, model:str):
+    "After a model answered: judge it in the background (an API judge in single mode), once the previous one is judged."
+    if not self._background: return
+    if self._judging: self._progress.wait(self._judging); self._judging.result()
+    self._judging = _Background(self.judge_models, [self._answered[-1]])
+
+# %% ../nbs/06_evaluator.ipynb #cf61ae0a
+@patch
+def _finish(self:MTBenchEvaluator) -> dict:
+    "After every model's answers: the judging left, the report and W&B; the report's summary."
+    from mtbench.analysis import write_report, ShowSettings
+    pr, answered, n = self._progress, self._answered, len(self.models)
+    if self._judging:
+        pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {self.judge_spec.name}")
+        pr.wait(self._judging); self._judging.result()
+    if not self._background and answered:
+        pr.step(f"judging {len(answered)} of {n} with {self.judge_name}")
+        self.judge_models(answered)
+    self._timed('total', self._t0)
+    pr.step("report")
+    show = ShowSettings(judge=self.judge_name, model_list=answered or None, baseline=self.baseline if self.mode == 'pairwise-baseline' else None,
+                        mode=None if self.mode == 'single' else self.mode)
+    summary = write_report(self.run_dir, show, self.run_settings.selection, benchmark=self.bench)
+    if self.wandb: pr.step(f"Weights & Biases: {log_wandb(self.wandb, summary, self.settings(), self.run_dir)}")
+    return summary
+
+# %% ../nbs/06_evaluator.ipynb #2c49c9f6
 @patch
 def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for run.json
         progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
        ) -> EvalResults:
-    "Answers, judgments and the report for every model; continues a run that was stopped."
-    from mtbench.analysis import write_report
-    t0 = time.monotonic()
-    _, spec, qs = self.gen_bench, self.judge_spec, self.questions # check the overrides, the judge and the selection before loading anything
-    self.bench.check_mode(self.mode) # and that the benchmark has prompts for the mode
-    if self.wandb: _wandb_check(self.wandb)
-    self.check_models() # and that every model can be had
-    self._progress = pr = progress or Progress()
-    self._models, self._failures, self._timing = {}, {}, {}
-    self._fixed = dict( # what run.json says of the run that does not change while it runs
-        started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
-        data=self.data_files(), questions=list(qs.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
-        judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
-               'params': spec.params, 'score_mode': spec.score_mode})
-    self._write_manifest('running')
-    background = not spec.local and self.mode == 'single'
-    self._judging, answered, n = None, [], len(self.models) # the background judging, if any
-    try:
-        for k, m in enumerate(self.models, 1):
-            if self._judging and not self._judging.is_alive(): self._judging.result() # a judge error stops the run here
-            pr.step(f"model {k} of {n}: {m}: answers" + (f" (judging {answered[-1]} meanwhile)" if self._judging and self._judging.is_alive() else ''))
-            try:
-                self._models[m] = info = self.answer(m)
-                answered.append(info['model_id'])
-            except (KeyboardInterrupt, StorageError): raise # the folder cannot be written: no other model can be either
-            except Exception as e:
-                self._failures[m] = str(e) if isinstance(e, MTBenchError) else f"{type(e).__name__}: {e}"
-                log.error(f"{m} failed: {self._failures[m]}; going on with the other models")
-            self._write_manifest('running')
-            if background and m not in self._failures:
-                if self._judging: pr.wait(self._judging); self._judging.result()
-                self._judging = _Background(self.judge_models, [answered[-1]])
-        if self._judging:
-            pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {spec.name}")
-            pr.wait(self._judging); self._judging.result()
-        if not background and answered:
-            pr.step(f"judging {len(answered)} of {n} with {self.judge_name}")
-            self.judge_models(answered)
-        self._timing['total'] = round(time.monotonic()-t0, 3)
-        pr.step("report")
-        summary = write_report(self.run_dir, judge=self.judge_name, model_list=answered or None,
-                               baseline=self.baseline if self.mode == 'pairwise-baseline' else None, benchmark=self.bench, data_dir=self.data_dir,
-                               mode=None if self.mode == 'single' else self.mode)
-        if self.wandb: pr.step(f"Weights & Biases: {log_wandb(self.wandb, summary, self.settings(), self.run_dir)}")
-    except KeyboardInterrupt:
-        if self._judging: self._judging.stop() # in a notebook the process lives on: the judging must end too
-        self._write_manifest('interrupted'); raise
-    except BaseException:
-        if self._judging: self._judging.stop()
-        self._write_manifest('failed'); raise
-    self._write_manifest('finished' if not self._failures else 'finished with failures')
-    return EvalResults(summary, self._failures)
+    "Answers, judgments and the report for every model, through the run loop; continues a run that was stopped."
+    self._t0 = time.monotonic()
+    self._check_run() # before anything is loaded or written
+    self._progress, self._judging, self._answered = progress or Progress(), None, []
+    self._background = not self.judge_spec.local and self.mode == 'single'
+    self._loop = RunLoop(self.folder, self._fixed_record(command))
+    stop = lambda: self._judging and self._judging.stop() # in a notebook the process lives on: the judging must end too
+    summary = self._loop.run(self.models, self._answer_step, self._finish, after=self._judge_behind, on_stop=stop)
+    return EvalResults(summary, self._loop.failures)
 
 # %% ../nbs/06_evaluator.ipynb #e2c680d0
 @patch
