@@ -81,6 +81,7 @@ def figures(root):
     return fig, dict(cycles=cycles(graph), private=private, wide=wide, memory_limit=mem, big_cells=sorted((s, nb) for s, nb in cells if s > 40))
 
 if __name__ == '__main__':
+    import signal; signal.signal(signal.SIGPIPE, signal.SIG_DFL) # quiet when piped into head
     root = Path(__file__).resolve().parents[1]
     fig, why = figures(root)
     print(f"{'figure':<26}{'now':>8}{'goal':>8}")
