@@ -30,9 +30,10 @@ class FakeChatServer:
                  retry_after:float=1.0, # seconds it asks a refused client to wait
                  seed:int=0, # seed of the random refusals
                  faults:list|None=None, # what to do with each request in turn (see FAULTS), repeated; None: answer every one
+                 slots:int|None=None, # requests it works on at once (a server's parallel slots); the others wait their turn; None: no limit
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
-        self.faults, self.closing = list(faults or ['ok']), threading.Event()
+        self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
         if bad := [f for f in self.faults if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
 
@@ -115,14 +116,20 @@ def do_POST(self:_Handler):
     t, status, reason = self.srv._decide(auth)
     self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body))
     if status != 200: return self._refuse(status, auth)
-    time.sleep(self.srv.latency)
-    self._fault(reason, body)
+    if self.srv.slots: self.srv.slots.acquire()
+    try:
+        entry['start'] = time.monotonic() # its slot's work begins
+        time.sleep(self.srv.latency)
+        self._fault(reason, body)
+    finally:
+        if self.srv.slots: self.srv.slots.release()
     entry['done'] = time.monotonic() # the reply is sent (or refused): no longer in flight
 
 # %% ../nbs/09_testing.ipynb #4d8b5708
 @patch
 def __enter__(self:FakeChatServer):
-    self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), type('Handler', (_Handler,), {'srv': self}))
+    server = type('Server', (http.server.ThreadingHTTPServer,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
+    self._httpd = server(('127.0.0.1', 0), type('Handler', (_Handler,), {'srv': self}))
     self._httpd.daemon_threads = True
     quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
     self._httpd.handle_error = lambda req, addr: None if isinstance(sys.exc_info()[1], (ConnectionError, OSError)) else quiet(req, addr)
