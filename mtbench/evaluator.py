@@ -73,9 +73,7 @@ def questions(self:MTBenchEvaluator):
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    from mtbench.settings import JudgeSettings
-    return _memo(self, '_judge_spec', lambda j, u, k, t, s, r: resolve_judge(JudgeSettings(j, u, k, judge_max_tokens=t, score_mode=s, judge_rubric=r)),
-                 self.judge, self.judge_base_url, self.judge_api_key_env, self.judge_max_tokens, self.score_mode, self.judge_rubric)
+    return _memo(self, '_judge_spec', resolve_judge, self.run_settings.judging)
 
 @patch(as_prop=True)
 def judge_name(self:MTBenchEvaluator):
@@ -196,17 +194,13 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                 ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
     from mtbench.judge import judge_answers, served_judge, Watch
-    from mtbench.settings import JudgeSettings, Selection, Generation
+    from mtbench.settings import Selection
     t0 = time.monotonic()
-    spec = self.judge_spec
-    judging = JudgeSettings(self.judge, self.judge_base_url, self.judge_api_key_env, self.judge_rpm, self.judge_tpm, self.judge_concurrency,
-                            self.judge_max_tokens, judge_engine=self.judge_engine, judge_rubric=self.judge_rubric, score_mode=self.score_mode,
-                            mode=self.mode, baseline=self.baseline, reference=self.reference)
-    gen = Generation(memory_limit=self.memory_limit, num_gpus=self.num_gpus, dtype=self.dtype)
-    with served_judge(spec, judging, gen) as (eng, served): # as `mtbench judge --judge-engine`
+    spec, run = self.judge_spec, self.run_settings
+    with served_judge(spec, run.judging, run.generation) as (eng, served): # as `mtbench judge --judge-engine`
         if eng and '_fixed' in self.__dict__: self._fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
         sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
-        res = judge_answers(self.run_dir, models, served, sel, gen, watch=Watch(self._progress.bar, stop))
+        res = judge_answers(self.run_dir, models, served, sel, run.generation, watch=Watch(self._progress.bar, stop))
     self._timing[f"judge:{'+'.join(models)}"] = round(time.monotonic()-t0, 3)
     return res
 

@@ -98,13 +98,13 @@ class JudgeTask:
     bench: object = field(default=None, repr=False) # the `Benchmark` the question is from (None: MT-bench)
 
     @property
-    def question_id(self): return self.question.question_id
+    def question_id(self): "The question's id."; return self.question.question_id
     @property
-    def category(self): return self.question.category
+    def category(self): "The question's category."; return self.question.category
     @property
-    def pairwise(self): return len(self.models) == 2
+    def pairwise(self): "Whether it compares two models."; return len(self.models) == 2
     @property
-    def games(self) -> int: return len(self.models) # calls: one per game
+    def games(self) -> int: "Calls: one per game."; return len(self.models)
 
 # %% ../nbs/04_judge.ipynb #df50636b
 @patch(as_prop=True)
@@ -270,11 +270,11 @@ class JudgeSpec:
     rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
 
     @property
-    def local(self): return self.name.startswith('local:')
+    def local(self): "Whether it runs in-process (local:MODEL)."; return self.name.startswith('local:')
     @property
-    def model(self): return next((self.name[len(p):] for p in ('local:', *RUBRIC_JUDGES) if self.name.startswith(p)), self.name)
+    def model(self): "The model called: the name without its local:, prometheus: or rubric: prefix."; return next((self.name[len(p):] for p in ('local:', *RUBRIC_JUDGES) if self.name.startswith(p)), self.name)
     @property
-    def reasoning(self): return not self.local and is_reasoning_model(self.model)
+    def reasoning(self): "Whether it is an OpenAI reasoning model."; return not self.local and is_reasoning_model(self.model)
 
 # %% ../nbs/04_judge.ipynb #94882967
 @patch(as_prop=True)
@@ -1055,7 +1055,7 @@ class Rubric:
     criteria: str # the question the rubric asks of a response
     descriptions: tuple # what scores 1 to 5 mean
     @property
-    def text(self) -> str: return PROMETHEUS_SCORE_RUBRIC_TEMPLATE.format(criteria=self.criteria, **{f'score{i}_description': d for i, d in enumerate(self.descriptions, 1)})
+    def text(self) -> str: "The rubric in Prometheus 2's template."; return PROMETHEUS_SCORE_RUBRIC_TEMPLATE.format(criteria=self.criteria, **{f'score{i}_description': d for i, d in enumerate(self.descriptions, 1)})
 
 # %% ../nbs/04_judge.ipynb #074348d1
 RUBRICS = {'helpfulness': Rubric('helpfulness', "Does the model provide relevant and useful responses to the user's needs or questions?", ( # prometheus-eval 0.1.20's HELPFULNESS_RUBRIC
