@@ -73,8 +73,7 @@ def questions(self:MTBenchEvaluator):
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
     from mtbench.judge import resolve_judge
-    return _memo(self, '_judge_spec', lambda *a: resolve_judge(*a[:-1], rubric=a[-1]), self.judge, self.judge_base_url, self.judge_api_key_env,
-                 self.judge_max_tokens, self.score_mode, self.judge_rubric)
+    return _memo(self, '_judge_spec', resolve_judge, self.run_settings.judging)
 
 @patch(as_prop=True)
 def judge_name(self:MTBenchEvaluator):
@@ -194,16 +193,14 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                  stop:threading.Event|None=None, # set it to stop judging (the Colab panel's Stop)
                 ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
-    from mtbench.judge import judge_answers, served_judge
+    from mtbench.judge import judge_answers, served_judge, Watch
+    from mtbench.settings import Selection
     t0 = time.monotonic()
-    spec = self.judge_spec
-    with served_judge(spec, self.judge_engine, self.memory_limit, self.num_gpus) as (eng, served): # as `mtbench judge --judge-engine`
+    spec, run = self.judge_spec, self.run_settings
+    with served_judge(spec, run.judging, run.generation) as (eng, served): # as `mtbench judge --judge-engine`
         if eng and '_loop' in self.__dict__: self._loop.fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
-        asked = dict(judge=spec.name, base_url=self.judge_base_url, concurrency=self.judge_concurrency, prices=None)
-        res = judge_answers(self.run_dir, models, **{**asked, **served}, benchmark=self.bench, mode=self.mode, stop=stop, progress=self._progress.bar,
-                            baseline=self.baseline or 'gpt-3.5-turbo', api_key_env=self.judge_api_key_env, rpm=self.judge_rpm, tpm=self.judge_tpm,
-                            max_tokens=self.judge_max_tokens, score_mode=self.score_mode, data_dir=self.data_dir,
-                            reference=self.reference, question_ids=list(self.questions.attrgot('question_id')), rubric=self.judge_rubric)
+        sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
+        res = judge_answers(self.run_dir, models, served, sel, run.generation, watch=Watch(self._progress.bar, stop))
     self._timed(f"judge:{'+'.join(models)}", t0)
     return res
 

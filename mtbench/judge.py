@@ -7,24 +7,27 @@ from __future__ import annotations
 import ast, asyncio, contextlib, hashlib, json, math, os, random, re, sys, tempfile, threading, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from fastcore.basics import patch
 from fastcore.foundation import L
 from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
-from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client
+from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
+from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client (mtbench.backends once merged)
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
-           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES', 'RATING_MARKER', 'PROMETHEUS_SOURCE',
-           'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
-           'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
-           'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
-           'parse_rating', 'parse_verdict', 'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec',
-           'resolve_judge', 'RateGate', 'Reply', 'make_record', 'estimate_tokens', 'rating_probs',
-           'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'judge_answers', 'format_summary',
-           'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric', 'rubric_messages']
+           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER',
+           'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE', 'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT',
+           'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF', 'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS',
+           'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
+           'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict', 'is_reasoning_model',
+           'judge_file_name', 'lookup', 'JudgeSpec', 'legacy_judging', 'resolve_judge', 'RateGate', 'Reply',
+           'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs',
+           'AnswerIndex', 'Watch', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'parse_result',
+           'Rubric', 'load_rubric', 'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -44,6 +47,7 @@ def _ref_kwargs(ref):
 
 def _turns(prefix, texts, turn): return {f'{prefix}_{i}': texts[i-1] for i in range(1, turn+1)}
 
+# %% ../nbs/04_judge.ipynb #601c3fc3
 def single_user_prompt(prompt, # a single-type `JudgePrompt`
                        question, # the `Question`
                        answer, # the model's `Answer`
@@ -57,6 +61,7 @@ def single_user_prompt(prompt, # a single-type `JudgePrompt`
         return prompt.prompt_template.format(**_turns('question', q, turn), **_turns('answer', a, turn), **_ref_kwargs(ref), **fields)
     return prompt.prompt_template.format(question=q[0], answer=a[0], **_ref_kwargs(ref), **fields)
 
+# %% ../nbs/04_judge.ipynb #24c9a330
 def pair_user_prompt(prompt, # a pairwise-type `JudgePrompt`
                      question, # the `Question`
                      answer_a, # the `Answer` shown as assistant A
@@ -72,6 +77,7 @@ def pair_user_prompt(prompt, # a pairwise-type `JudgePrompt`
                                              **_ref_kwargs(ref), **fields)
     return prompt.prompt_template.format(question=q[0], answer_a=a[0], answer_b=b[0], **_ref_kwargs(ref), **fields)
 
+# %% ../nbs/04_judge.ipynb #7980a405
 def judge_messages(prompt, # the `JudgePrompt`
                    user_prompt:str, # the filled template
                   ) -> list:
@@ -92,43 +98,49 @@ class JudgeTask:
     bench: object = field(default=None, repr=False) # the `Benchmark` the question is from (None: MT-bench)
 
     @property
-    def question_id(self): return self.question.question_id
+    def question_id(self): "The question's id."; return self.question.question_id
     @property
-    def category(self): return self.question.category
+    def category(self): "The question's category."; return self.question.category
     @property
-    def pairwise(self): return len(self.models) == 2
+    def pairwise(self): "Whether it compares two models."; return len(self.models) == 2
     @property
-    def games(self) -> int: return len(self.models) # calls: one per game
+    def games(self) -> int: "Calls: one per game."; return len(self.models)
 
-    @property
-    def _own(self): return getattr(self.bench, 'judge_messages', None) is not None # the benchmark has its own judge prompts
+# %% ../nbs/04_judge.ipynb #df50636b
+@patch(as_prop=True)
+def _own(self:JudgeTask): return getattr(self.bench, 'judge_messages', None) is not None # the benchmark has its own judge prompts
 
-    @property
-    def user_prompts(self) -> list:
-        "The user message of each game, filled now from the answers."
-        if self._own: return [m[-1]['content'] for m in self.messages]
-        q, p, t, ref = self.question, self.prompt, self.turn, self.ref
-        f = self.bench.judge_fields(q, t) if self.bench is not None else {}
-        a = [self.answers[m][q.question_id] for m in self.models]
-        if not self.pairwise: return [single_user_prompt(p, q, a[0], t, ref, **f)]
-        return [pair_user_prompt(p, q, a[0], a[1], t, ref, **f), pair_user_prompt(p, q, a[1], a[0], t, ref, **f)]
+@patch(as_prop=True)
+def user_prompts(self:JudgeTask) -> list:
+    "The user message of each game, filled now from the answers."
+    if self._own: return [m[-1]['content'] for m in self.messages]
+    q, p, t, ref = self.question, self.prompt, self.turn, self.ref
+    f = self.bench.judge_fields(q, t) if self.bench is not None else {}
+    a = [self.answers[m][q.question_id] for m in self.models]
+    if not self.pairwise: return [single_user_prompt(p, q, a[0], t, ref, **f)]
+    return [pair_user_prompt(p, q, a[0], a[1], t, ref, **f), pair_user_prompt(p, q, a[1], a[0], t, ref, **f)]
 
-    @property
-    def messages(self) -> list:
-        "The chat messages of each game."
-        if self._own: return self.bench.judge_messages(self)
-        return [judge_messages(self.prompt, u) for u in self.user_prompts]
+# %% ../nbs/04_judge.ipynb #0db69984
+@patch(as_prop=True)
+def messages(self:JudgeTask) -> list:
+    "The chat messages of each game."
+    if self._own: return self.bench.judge_messages(self)
+    return [judge_messages(self.prompt, u) for u in self.user_prompts]
 
-    def parse(self,
-              text:str, # the judge's reply
-             ) -> float:
-        "The rating in the judge's reply: the benchmark's parser, else FastChat's."
-        return (getattr(self.bench, 'parse', None) or parse_rating)(text)
+@patch
+def parse(self:JudgeTask,
+          text:str, # the judge's reply
+         ) -> float:
+    "The rating in the judge's reply: the benchmark's parser, else FastChat's."
+    return (getattr(self.bench, 'parse', None) or parse_rating)(text)
 
-    def key(self, judge:str, # the judge's name
-           ):
-        "The key of the `Judgment` or `PairJudgment` this task produces with `judge`."
-        return (self.question_id, *self.models, (judge, self.prompt.name), self.turn)
+# %% ../nbs/04_judge.ipynb #8877bc71
+@patch
+def key(self:JudgeTask,
+        judge:str, # the judge's name
+       ):
+    "The key of the `Judgment` or `PairJudgment` this task produces with `judge`."
+    return (self.question_id, *self.models, (judge, self.prompt.name), self.turn)
 
 # %% ../nbs/04_judge.ipynb #751d3b75
 MODES = ['single', 'pairwise-baseline', 'pairwise-all']
@@ -138,6 +150,14 @@ def _pairs(models, mode, baseline):
     if mode == 'pairwise-baseline': return [(m, baseline) for m in models if m != baseline]
     return [(models[i], models[j]) for i in range(len(models)) for j in range(i+1, len(models))]
 
+# %% ../nbs/04_judge.ipynb #ff0198d0
+def _groups(questions, math, bench):
+    "(turn, questions) in FastChat's order: each turn's questions without a reference, then those with one."
+    judged = {q.question_id: set(bench.judged_turns(q)) for q in questions}
+    last = max((t for ts in judged.values() for t in ts), default=0)
+    return [(t, [q for q in questions if math[q.question_id] == m and t in judged[q.question_id]]) for t in range(1, last+1) for m in (False, True)]
+
+# %% ../nbs/04_judge.ipynb #ea530789
 def plan_judgments(questions, # the `Question`s to judge
                    answers:dict, # {model: {question_id: Answer}}
                    prompts:dict, # judge prompts by name
@@ -147,17 +167,14 @@ def plan_judgments(questions, # the `Question`s to judge
                    bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default MT-bench)
                   ) -> L:
     "The judgments to make, in FastChat's order; failed answers are left out."
-    if mode not in MODES: raise MTBenchError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    if mode not in MODES: raise SettingError('mode', mode, f"choose from {', '.join(MODES)}")
     models = list(answers) if mode != 'pairwise-baseline' else [m for m in answers if m != baseline]
     refs, bench = refs or {}, bench or MT_BENCH
     math = {q.question_id: bench.needs_reference(q) for q in questions}
     missing = [q.question_id for q in questions if math[q.question_id] and q.question_id not in refs]
-    if missing: raise MTBenchError(f"no reference answer for questions {missing} (math, reasoning and coding need one); check --reference")
-    judged = {q.question_id: set(bench.judged_turns(q)) for q in questions}
-    last = max((t for ts in judged.values() for t in ts), default=0)
-    groups = [(t, [q for q in questions if math[q.question_id] == m and t in judged[q.question_id]]) for t in range(1, last+1) for m in (False, True)]
+    if missing: raise MTBenchError(f"no reference answer for questions {missing} (math, reasoning and coding need one); check the reference setting")
     tasks, skipped = L(), 0
-    for turn, qs in groups:
+    for turn, qs in _groups(questions, math, bench):
         for q in qs:
             for ms in _pairs(models, mode, baseline):
                 if any('error' in answers[m][q.question_id].extra for m in ms): skipped += 1; continue
@@ -175,6 +192,7 @@ ONE_SCORE_BACKUP = re.compile(r"\[(\d+\.?\d*)\]")
 def _rating_match(text):
     return ONE_SCORE.search(text) or ONE_SCORE_BACKUP.search(text)
 
+# %% ../nbs/04_judge.ipynb #7286bd63
 def parse_rating(text:str, # the judge's reply
                 ) -> float:
     "FastChat's rating: the first `[[n]]`, else the first `[n]`, as a number; -1 when there is none."
@@ -197,6 +215,7 @@ DEFAULT_LOCAL_JUDGE = 'local:smollm2-135m'
 MAX_TOKENS = 2048 # FastChat's judge max_tokens
 REASONING_MAX_TOKENS = 16384 # reasoning tokens count against max_completion_tokens: room to think, then answer
 
+# %% ../nbs/04_judge.ipynb #d36d8a30
 def _base_name(name): return name.rsplit('/', 1)[-1].lower()
 
 def is_reasoning_model(name:str, # a model name, possibly dated or with a provider prefix
@@ -204,6 +223,7 @@ def is_reasoning_model(name:str, # a model name, possibly dated or with a provid
     "Whether `name` is an OpenAI reasoning model (gpt-5*, o1*, o3*, o4*), which rejects temperature and max_tokens."
     return bool(re.match(r'(gpt-5|o[1-9])(\b|-|$)', _base_name(name)))
 
+# %% ../nbs/04_judge.ipynb #27783647
 def judge_file_name(judge:str, # a judge name
                    ) -> str:
     "`judge` as a file-name stem: 'gpt-4' stays 'gpt-4', 'local:smollm2-135m' becomes 'local_smollm2-135m'."
@@ -218,6 +238,8 @@ PRICES = { # model prefix: (dollars per 1M input tokens, per 1M output tokens)
     'o1-mini': (1.10, 4.40), 'o1-pro': (150.00, 600.00), 'o1': (15.00, 60.00), 'o3-mini': (1.10, 4.40),
     'o3-pro': (20.00, 80.00), 'o3': (2.00, 8.00), 'o4-mini': (1.10, 4.40),
 }
+
+# %% ../nbs/04_judge.ipynb #36c77367
 RATE_LIMITS = { # model prefix: (requests per minute, tokens per minute), about OpenAI's usage tier 1
     'gpt-4.1-nano': (500, 200_000), 'gpt-4.1-mini': (500, 200_000), 'gpt-4.1': (500, 30_000),
     'gpt-4o-mini': (500, 200_000), 'gpt-4o': (500, 30_000), 'gpt-4-turbo': (500, 30_000), 'gpt-4': (500, 10_000),
@@ -225,6 +247,7 @@ RATE_LIMITS = { # model prefix: (requests per minute, tokens per minute), about 
     'o1': (500, 30_000), 'o3': (500, 30_000), 'o3-mini': (1000, 100_000), 'o4-mini': (1000, 100_000),
 }
 
+# %% ../nbs/04_judge.ipynb #908ba58f
 def lookup(table:dict, # PRICES or RATE_LIMITS
            name:str, # a model name, possibly dated or with a provider prefix
           ):
@@ -244,52 +267,72 @@ class JudgeSpec:
     api_key_env: str|None = None # the environment variable holding the key
     max_tokens: int|None = None # None: FastChat's 2048 (16384 for reasoning models)
     score_mode: str = 'parsed' # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
-    rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or --judge-rubric): absolute grading on its own scale
+    rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
 
     @property
-    def local(self): return self.name.startswith('local:')
+    def local(self): "Whether it runs in-process (local:MODEL)."; return self.name.startswith('local:')
     @property
-    def model(self): return next((self.name[len(p):] for p in ('local:', *RUBRIC_JUDGES) if self.name.startswith(p)), self.name)
+    def model(self): "The model called: the name without its local:, prometheus: or rubric: prefix."; return next((self.name[len(p):] for p in ('local:', *RUBRIC_JUDGES) if self.name.startswith(p)), self.name)
     @property
-    def reasoning(self): return not self.local and is_reasoning_model(self.model)
+    def reasoning(self): "Whether it is an OpenAI reasoning model."; return not self.local and is_reasoning_model(self.model)
 
-    @property
-    def params(self) -> dict:
-        "The sampling parameters of each call."
-        if self.local: return dict(temperature=0, max_new_tokens=self.max_tokens or MAX_TOKENS)
-        if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS)
-        p = dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS)
-        if self.score_mode == 'expected': p.update(logprobs=True, top_logprobs=20)
-        return p
+# %% ../nbs/04_judge.ipynb #94882967
+@patch(as_prop=True)
+def params(self:JudgeSpec) -> dict:
+    "The sampling parameters of each call."
+    if self.local: return dict(temperature=0, max_new_tokens=self.max_tokens or MAX_TOKENS)
+    if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS)
+    p = dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS)
+    if self.score_mode == 'expected': p.update(logprobs=True, top_logprobs=20)
+    return p
 
 # %% ../nbs/04_judge.ipynb #ecbe11d7
-def resolve_judge(judge:str|None=None, # a judge name; None picks the default
-                  base_url:str|None=None, # an OpenAI-compatible server
-                  api_key_env:str|None=None, # the variable holding its key (default OPENAI_API_KEY)
-                  max_tokens:int|None=None, # the judge's output token limit
-                  score_mode:str='parsed', # 'parsed' or 'expected'
-                  need_key:bool=True, # False for a dry run, which calls nothing
-                  rubric:str|None=None, # a 1-5 rubric (a YAML file, or a name in RUBRICS): grade with it, on its own scale
-                 ) -> JudgeSpec:
-    "The `JudgeSpec` for a judge name and server, with mtbench's defaults applied."
-    if score_mode not in ('parsed', 'expected'): raise MTBenchError(f"unknown --score-mode {score_mode!r}; choose parsed or expected")
-    env = api_key_env or 'OPENAI_API_KEY'
-    if judge is None:
-        if base_url: raise MTBenchError(f"--judge-base-url {base_url} needs --judge: the model name that server serves")
-        judge = DEFAULT_API_JUDGE if os.environ.get(env) else DEFAULT_LOCAL_JUDGE
-        log.info(f"judge: {judge} ({'the default when ' + env + ' is set' if os.environ.get(env) else 'no ' + env + ' set: an offline local judge'})")
-    spec = JudgeSpec(judge, base_url, api_key_env, max_tokens, score_mode)
-    if rubric or judge.startswith(RUBRIC_JUDGES): spec = _rubric_spec(spec, rubric)
+OLD_JUDGE_NAMES = dict(base_url='judge_base_url', api_key_env='judge_api_key_env', rpm='judge_rpm', tpm='judge_tpm', concurrency='judge_concurrency',
+                       max_tokens='judge_max_tokens', prices='judge_price', rubric='judge_rubric') # the old keywords of the judge's settings
+
+def legacy_judging(judging:JudgeSettings|None, # the settings given, or None
+                   kw:dict, # old keywords: judge, mode, base_url, rpm, prices, rubric ... (see `OLD_JUDGE_NAMES`)
+                   where:str, # the function, for the warning
+                  ) -> JudgeSettings:
+    "`judging` with settings passed the old way, as keywords, folded in (a `DeprecationWarning`)."
+    return legacy(JudgeSettings, judging, {OLD_JUDGE_NAMES.get(k, k): v for k, v in kw.items()}, where)
+
+# %% ../nbs/04_judge.ipynb #41c1b77b
+def _default_judge(j:JudgeSettings) -> str:
+    "The judge when none is named: the API default with a key, else the offline local one."
+    env = j.judge_api_key_env or 'OPENAI_API_KEY'
+    if j.judge_base_url: raise SettingError('judge_base_url', j.judge_base_url, 'needs judge: the model name that server serves')
+    judge = DEFAULT_API_JUDGE if os.environ.get(env) else DEFAULT_LOCAL_JUDGE
+    log.info(f"judge: {judge} ({'the default when ' + env + ' is set' if os.environ.get(env) else 'no ' + env + ' set: an offline local judge'})")
+    return judge
+
+# %% ../nbs/04_judge.ipynb #0fb91e8a
+def _check_reach(spec:JudgeSpec, need_key:bool):
+    "Raise if judge `spec` cannot be reached: a local judge with a server, or an API judge with no key."
     if spec.local:
-        if base_url: raise MTBenchError(f"--judge {judge} runs in-process; drop --judge-base-url, or name the served model instead")
-        return spec
-    if need_key and api_key_env and not os.environ.get(api_key_env):
-        raise MTBenchError(f"--judge-api-key-env {api_key_env}: that environment variable is not set")
-    if need_key and not base_url and not os.environ.get(env):
-        raise MTBenchError(f"judge {judge} needs an OpenAI API key: set OPENAI_API_KEY (or name another variable with "
-                           f"--judge-api-key-env), or judge offline with --judge local:MODEL")
-    if spec.reasoning and score_mode == 'expected':
-        raise MTBenchError(f"{judge} is a reasoning model, which returns no log-probabilities; use --score-mode parsed")
+        if spec.base_url: raise SettingError('judge_base_url', spec.base_url, f"judge {spec.name} runs in-process; drop judge_base_url, or name the served model as judge")
+        return
+    env = spec.api_key_env or 'OPENAI_API_KEY'
+    if need_key and spec.api_key_env and not os.environ.get(spec.api_key_env):
+        raise SettingError('judge_api_key_env', spec.api_key_env, 'that environment variable is not set')
+    if need_key and not spec.base_url and not os.environ.get(env):
+        raise MTBenchError(f"judge {spec.name} needs an OpenAI API key: set OPENAI_API_KEY (or name another variable with "
+                           f"judge_api_key_env), or judge offline with a local judge (judge local:MODEL)")
+    if spec.reasoning and spec.score_mode == 'expected':
+        raise SettingError('score_mode', 'expected', f"{spec.name} is a reasoning model, which returns no log-probabilities; use parsed")
+
+# %% ../nbs/04_judge.ipynb #4c94898d
+def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, score mode and rubric (default: the default judge)
+                  need_key:bool=True, # False for a dry run, which calls nothing
+                  **kw, # deprecated: the old keywords (judge, base_url, api_key_env, max_tokens, score_mode, rubric)
+                 ) -> JudgeSpec:
+    "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied."
+    j = legacy_judging(judging, kw, 'resolve_judge')
+    if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
+    judge = j.judge or _default_judge(j)
+    spec = JudgeSpec(judge, j.judge_base_url, j.judge_api_key_env, j.judge_max_tokens, j.score_mode)
+    if j.judge_rubric or judge.startswith(RUBRIC_JUDGES): spec = _rubric_spec(spec, j.judge_rubric)
+    _check_reach(spec, need_key)
     return spec
 
 # %% ../nbs/04_judge.ipynb #222e6113
@@ -300,6 +343,7 @@ class _Limiter(AsyncLimiter):
         self._leak()
         self.time_period, self._rate_per_sec = time_period, self.max_rate/time_period
 
+# %% ../nbs/04_judge.ipynb #8825b5f4
 class RateGate:
     "Paces calls evenly under requests- and tokens-per-minute limits, and slows down when the server answers 429."
     def __init__(self, rpm:float|None=None, # requests per minute; None: no limit
@@ -317,21 +361,27 @@ class RateGate:
         if self._tok: await self._tok.acquire(min(tokens, self._tok.max_rate))
         if self._req: await self._req.acquire()
 
-    def _set(self, factor):
-        self.factor = factor
-        if self._req: self._req.set_period(60/(self.rpm*self.margin*factor))
-        if self._tok: self._tok.set_period(self._tok.max_rate/(self.tpm/60*self.margin*factor))
+# %% ../nbs/04_judge.ipynb #1874ce1c
+@patch
+def _set(self:RateGate, factor):
+    self.factor = factor
+    if self._req: self._req.set_period(60/(self.rpm*self.margin*factor))
+    if self._tok: self._tok.set_period(self._tok.max_rate/(self.tpm/60*self.margin*factor))
 
-    def on_429(self):
-        "A request was refused for its rate: slow down (at most once per 2 seconds)."
-        now = time.monotonic()
-        if now - self.last_cut < 2: return
-        self.last_cut, self.cuts = now, self.cuts + 1
-        self._set(max(self.factor*0.85, 0.05))
+# %% ../nbs/04_judge.ipynb #7d656408
+@patch
+def on_429(self:RateGate):
+    "A request was refused for its rate: slow down (at most once per 2 seconds)."
+    now = time.monotonic()
+    if now - self.last_cut < 2: return
+    self.last_cut, self.cuts = now, self.cuts + 1
+    self._set(max(self.factor*0.85, 0.05))
 
-    def on_success(self):
-        "A request went through: win back some pace."
-        if self.factor < 1: self._set(min(1.0, self.factor + 0.03))
+# %% ../nbs/04_judge.ipynb #dace00f7
+@patch
+def on_success(self:RateGate):
+    "A request went through: win back some pace."
+    if self.factor < 1: self._set(min(1.0, self.factor + 0.03))
 
 # %% ../nbs/04_judge.ipynb #0206d062
 @dataclass
@@ -345,6 +395,7 @@ class Reply:
     error: str|None = None # why the call failed after its retries; None when it succeeded
     rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
 
+# %% ../nbs/04_judge.ipynb #df416534
 def _retry_after(e) -> float|None:
     "Seconds the server asked us to wait, from `retry-after-ms` or `Retry-After`."
     headers = getattr(getattr(e, 'response', None), 'headers', None) or {}
@@ -356,6 +407,7 @@ def _retry_after(e) -> float|None:
 
 def _is_quota(e): return getattr(e, 'code', None) == 'insufficient_quota'
 
+# %% ../nbs/04_judge.ipynb #72e89c69
 def _retryable(e) -> bool:
     import openai
     if isinstance(e, (openai.APITimeoutError, openai.APIConnectionError)): return True
@@ -369,6 +421,7 @@ def _wait(retry_state) -> float:
     if ra is not None: return min(ra, 120) + random.uniform(0, 0.25)
     return wait_random_exponential(multiplier=1, max=60)(retry_state)
 
+# %% ../nbs/04_judge.ipynb #2f9f90e7
 def _fatal(e, spec):
     "The one-line `MTBenchError` for errors that retrying cannot fix, or None."
     import openai
@@ -378,7 +431,7 @@ def _fatal(e, spec):
     if isinstance(e, openai.PermissionDeniedError):
         return MTBenchError(f"{where} denied access to judge {spec.name} (403); check the key's project and model permissions")
     if isinstance(e, openai.NotFoundError):
-        return MTBenchError(f"{where} does not know judge model {spec.name!r} (404); check --judge (and --judge-base-url)")
+        return MTBenchError(f"{where} does not know judge model {spec.name!r} (404); check the judge (and judge_base_url)")
     if _is_quota(e):
         return MTBenchError(f"{where} says the account has no credit left (429 insufficient_quota); add credit and run again")
     return None
@@ -445,26 +498,30 @@ def _extra(spec, replies, price):
 
 def _expected(probs): return sum((k+1)*p for k, p in enumerate(probs))
 
+# %% ../nbs/04_judge.ipynb #48a34566
+def _single_record(task, spec, r, x):
+    "The `Judgment` of a single grading from its one `Reply` `r`, with the extra fields `x`."
+    if spec.score_mode == 'expected': x['expected_score'] = r.expected
+    score = -1 if r.error else task.parse(r.text)
+    x['score_source'] = 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
+    if x['score_source'] == 'logits':
+        score = 1 + max(range(10), key=lambda k: r.rating_probs[k]) # the most likely rating
+        x.update(rating_probs=[round(p, 6) for p in r.rating_probs], rating_expected=round(_expected(r.rating_probs), 4))
+    return Judgment(task.question_id, task.models[0], [spec.name, task.prompt.name], task.user_prompts[0], r.text, score, task.turn, time.time(), extra=x)
+
+# %% ../nbs/04_judge.ipynb #dff973f8
 def make_record(task:JudgeTask, # what was judged
                 spec:JudgeSpec, # the judge
                 replies:list, # one `Reply` per game
                 price:tuple|None=None, # (input, output) dollars per 1M tokens
                ):
     "The `Judgment` or `PairJudgment` for `task` from the judge's replies."
-    x, judge = _extra(spec, replies, price), [spec.name, task.prompt.name]
+    x = _extra(spec, replies, price)
     if getattr(task.bench, 'scale', None): x['score_scale'] = list(task.bench.scale) # a rubric judge's 1-5: never mixed with 1-10
-    if not task.pairwise:
-        r = replies[0]
-        if spec.score_mode == 'expected': x['expected_score'] = r.expected
-        score = -1 if r.error else task.parse(r.text)
-        x['score_source'] = 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
-        if x['score_source'] == 'logits':
-            score = 1 + max(range(10), key=lambda k: r.rating_probs[k]) # the most likely rating
-            x.update(rating_probs=[round(p, 6) for p in r.rating_probs], rating_expected=round(_expected(r.rating_probs), 4))
-        return Judgment(task.question_id, task.models[0], judge, task.user_prompts[0], r.text, score, task.turn, time.time(), extra=x)
+    if not task.pairwise: return _single_record(task, spec, replies[0], x)
     g1 = {'A': 'model_1', 'B': 'model_2'}.get(v := parse_verdict(replies[0].text), v)
     g2 = {'A': 'model_2', 'B': 'model_1'}.get(v := parse_verdict(replies[1].text), v)
-    return PairJudgment(task.question_id, *task.models, g1, g2, judge, task.user_prompts[0], replies[0].text,
+    return PairJudgment(task.question_id, *task.models, g1, g2, [spec.name, task.prompt.name], task.user_prompts[0], replies[0].text,
                         task.user_prompts[1], replies[1].text, task.turn, time.time(), extra=x)
 
 # %% ../nbs/04_judge.ipynb #e2dd5f7d
@@ -522,6 +579,17 @@ async def _unless_stopped(coro, stop:threading.Event|None):
     return work.result()
 
 # %% ../nbs/04_judge.ipynb #283126f7
+def _candidates(lm, messages, before, close):
+    "The token ids of the ten candidates ('1' + close ... '10' + close after `before`), and how many tokens they all share."
+    from mtbench.conversation import chat_prompt, has_chat_template
+    tok = lm.tokenizer
+    seqs = [tok(chat_prompt(tok, messages) + before + str(k) + close, add_special_tokens=not has_chat_template(tok))['input_ids']
+            for k in range(1, 11)]
+    n0 = 0 # the tokens all ten candidates share
+    while all(len(s) > n0 for s in seqs) and len({s[n0] for s in seqs}) == 1: n0 += 1
+    return seqs, n0
+
+# %% ../nbs/04_judge.ipynb #80a50a67
 def rating_probs(lm, # a `LoadedModel`
                  messages:list, # the judge messages
                  before:str, # the judge's reply up to the rating
@@ -529,13 +597,8 @@ def rating_probs(lm, # a `LoadedModel`
                 ) -> list:
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
-    from mtbench.conversation import chat_prompt, has_chat_template
-    tok = lm.tokenizer
-    seqs = [tok(chat_prompt(tok, messages) + before + str(k) + close, add_special_tokens=not has_chat_template(tok))['input_ids']
-            for k in range(1, 11)]
-    n0 = 0 # the tokens all ten candidates share
-    while all(len(s) > n0 for s in seqs) and len({s[n0] for s in seqs}) == 1: n0 += 1
-    tails, dev = [s[n0:] for s in seqs], lm.model.device
+    seqs, n0 = _candidates(lm, messages, before, close)
+    tails, dev, tok = [s[n0:] for s in seqs], lm.model.device, lm.tokenizer
     pad, width = tok.pad_token_id if tok.pad_token_id is not None else 0, max(len(t) for t in tails)
     with torch.no_grad():
         out = lm.model(input_ids=torch.tensor([seqs[0][:n0]], device=dev), use_cache=True)
@@ -550,6 +613,7 @@ def rating_probs(lm, # a `LoadedModel`
             scores = [sc + sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, (sc, t) in enumerate(zip(scores, tails))]
     return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
 
+# %% ../nbs/04_judge.ipynb #8db5fd66
 def local_expected_score(lm, # a `LoadedModel`
                          messages:list, # the judge messages
                          text:str, # what the judge wrote (reasoning stripped)
@@ -575,28 +639,30 @@ def local_rating_probs(lm, # a `LoadedModel`
     return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]')
 
 # %% ../nbs/04_judge.ipynb #fe00ee6d
-def _run_local(tasks, spec, out:RecordFile, progress=None):
+def _local_reply(lm, spec, task, msgs, c, n_in):
+    "The `Reply` of local completion `c` to `msgs`; with no rating the benchmark's parser reads, the rating's probabilities from the logits."
+    r = Reply(ERROR_OUTPUT if c.error else c.text, n_in, c.new_tokens, round(c.seconds, 3), error=c.error)
+    if not c.error and not task.pairwise and task.parse(c.text) == -1:
+        r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw)
+        if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
+    elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
+    return r
+
+# %% ../nbs/04_judge.ipynb #69f3471c
+def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=None):
     from mtbench.models import load_model
     from mtbench.conversation import HFBackend
-    lm = load_model(spec.model, max_new_tokens=spec.params['max_new_tokens'], prompt_tokens=3072) # judge prompts run long
+    g = gen or Generation()
+    lm = load_model(spec.model, dtype=g.dtype, memory_limit=g.memory_limit, max_new_tokens=spec.params['max_new_tokens'], prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
     per_batch = max(1, backend.batch_size // 2) # judgments per batch: a pairwise one is two conversations
     log.info(f"local judge: {backend}")
     stats = {'calls': 0, 'failed': 0}
     for i in range(0, len(tasks), per_batch):
         batch = tasks[i:i+per_batch]
-        comps = iter(backend.generate([m for t in batch for m in t.messages], temperature=0.0,
-                                      max_new_tokens=spec.params['max_new_tokens']))
+        comps = iter(backend.generate([m for t in batch for m in t.messages], temperature=0.0, max_new_tokens=spec.params['max_new_tokens']))
         for t in batch:
-            replies = []
-            for msgs in t.messages:
-                c = next(comps)
-                r = Reply(ERROR_OUTPUT if c.error else c.text, len(backend.encode(msgs)), c.new_tokens, round(c.seconds, 3), error=c.error)
-                if not c.error and not t.pairwise and t.parse(c.text) == -1: # no rating the benchmark's parser reads: read it from the logits
-                    r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw)
-                    if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
-                elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
-                replies.append(r)
+            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs))) for msgs in t.messages]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
             if progress: progress.update(1)
@@ -618,24 +684,27 @@ class AnswerIndex:
         if a.question_id != qid: raise MTBenchError(f"{self.file.path} changed while it was being judged; run the same command again")
         return a
 
+# %% ../nbs/04_judge.ipynb #39decb16
 def _load_answers(answer_dir, models, questions, baseline=None):
     "{model: AnswerIndex}, checking that every model answered every question."
     res = {}
     for m in models:
         path = answer_dir/f'{m}.jsonl'
         if not path.exists():
-            if m == baseline: raise MTBenchError(f"{path} not found: pairwise-baseline needs the baseline's answers (--baseline {m}); put its "
+            if m == baseline: raise MTBenchError(f"{path} not found: pairwise-baseline needs the baseline's answers (baseline {m}); put its "
                                                  f"answer file there (FastChat publishes gpt-3.5-turbo's) or pick another baseline")
             have = ', '.join(sorted(p.stem for p in answer_dir.glob('*.jsonl'))) or 'none'
-            raise MTBenchError(f"{path} not found (answer files there: {have}); generate answers first or fix --model-list")
+            raise MTBenchError(f"{path} not found (answer files there: {have}); generate answers first or fix model_list")
         res[m] = AnswerIndex(path)
         missing = [q.question_id for q in questions if q.question_id not in res[m]]
         if missing: raise MTBenchError(f"{path} has no answers to questions {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
-                                       f"finish answer generation first, or select questions with --question-ids / --categories")
+                                       f"finish answer generation first, or select questions with question_ids / categories")
     return res
 
+# %% ../nbs/04_judge.ipynb #eb3eb36e
 def _digest(texts) -> str: return hashlib.blake2b('\0'.join(texts).encode(), digest_size=16).hexdigest()
 
+# %% ../nbs/04_judge.ipynb #e41d9b4e
 @dataclass
 class _Done:
     "What the judge keeps of a judgment on disk: enough to tell whether it is done, and what it cost."
@@ -647,6 +716,7 @@ class _Done:
     usage: dict
     cost: float|None
 
+# %% ../nbs/04_judge.ipynb #adb746aa
 def _judgment_index(out:RecordFile) -> dict:
     "{key: _Done} of the judgments in `out`, read one line at a time (the last record of a key wins)."
     idx = {}
@@ -658,16 +728,19 @@ def _judgment_index(out:RecordFile) -> dict:
                            r.extra.get('usage') or {}, r.extra.get('cost_usd'))
     return idx
 
+# %% ../nbs/04_judge.ipynb #6c7208c9
 def _is_done(done, task) -> bool:
     "Whether `done` (the `_Done` on disk for `task`'s key, or None) is a valid judgment of the same prompts."
     return done is not None and done.ok and done.digest == _digest(task.user_prompts)
 
+# %% ../nbs/04_judge.ipynb #50ca2a1b
 def _request_lines(task, spec):
     for g, msgs in enumerate(task.messages, 1):
         who = {'model': task.models[0]} if not task.pairwise else {'model_1': task.models[0], 'model_2': task.models[1], 'game': g}
         yield dict(question_id=task.question_id, **who, turn=task.turn, prompt_name=task.prompt.name, judge=spec.name,
                    messages=msgs, params=spec.params)
 
+# %% ../nbs/04_judge.ipynb #911eae6e
 def _write_requests(path, tasks, spec):
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f:
@@ -675,91 +748,92 @@ def _write_requests(path, tasks, spec):
             for line in _request_lines(t, spec): f.write(json.dumps(line) + '\n')
     os.replace(f.name, path)
 
-# %% ../nbs/04_judge.ipynb #a920d685
-def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answer, writes OUTPUT/model_judgment
-                  model_list:list|None=None, # models to judge (answer file names); None: every answer file
-                  judge:str|None=None, # OpenAI model name, a served model name (with base_url), or local:MODEL
-                  mode:str='single', # 'single', 'pairwise-baseline' or 'pairwise-all'
-                  baseline:str='gpt-3.5-turbo', # the baseline model of 'pairwise-baseline'
-                  base_url:str|None=None, # an OpenAI-compatible server instead of OpenAI
-                  api_key_env:str|None=None, # the environment variable with the key (default OPENAI_API_KEY)
-                  rpm:float|None=None, # requests per minute (default: the judge's known limit; none for other servers)
-                  tpm:float|None=None, # tokens per minute (likewise)
-                  concurrency:int|None=None, # judgments in flight at once (default 32)
-                  max_tokens:int|None=None, # the judge's output limit (default 2048; 16384 for reasoning models)
-                  score_mode:str='parsed', # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
-                  prices:tuple|None=None, # (input, output) dollars per 1M tokens, instead of the table
-                  dry_run:bool=False, # count, price and write the requests; call nothing
-                  data_dir:str|Path|None=None, # folder with FastChat's layout
-                  reference:str='gpt-4', # reference answers: a name in reference_answer/ or a path
-                  judge_prompts:str|Path|None=None, # a judge prompts file instead of FastChat's
-                  question_ids:list|None=None, # judge only these questions
-                  categories:list|None=None, # judge only these categories
-                  max_questions:int|None=None, # at most this many questions, spread over the categories
-                  progress=None, # a tqdm-like class for the progress bar (default: tqdm's)
-                  stop:threading.Event|None=None, # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
-                  benchmark=None, # the benchmark (a name or `Benchmark`) whose answers `output_dir` holds (default MT-bench)
-                  rubric:str|None=None, # a 1-5 rubric (YAML file or a name in RUBRICS): absolute grading, scores on their own scale
-                 ) -> dict:
-    "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
-    t0 = time.monotonic()
-    spec = resolve_judge(judge, base_url, api_key_env, max_tokens, score_mode, need_key=not dry_run, rubric=rubric)
-    if spec.rubric and mode != 'single': raise MTBenchError(f"judge {spec.name} grades each answer on a 1-5 rubric: use --mode single")
-    if mode not in MODES: raise MTBenchError(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
-    if mode != 'single' and score_mode == 'expected': raise MTBenchError("--score-mode expected applies to single mode (pairwise verdicts have no score)")
+# %% ../nbs/04_judge.ipynb #10b51f64
+@dataclass
+class Watch:
+    "How a caller follows and stops a judging run (not settings: hooks)."
+    progress: object = None # a tqdm-like class for the progress bar (default: tqdm's)
+    stop: threading.Event|None = None # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
+
+# %% ../nbs/04_judge.ipynb #36529c32
+OLD_SELECTION_NAMES = ('data_dir', 'question_ids', 'categories', 'max_questions', 'benchmark', 'questions') # `judge_answers`'s old keywords of the `Selection`
+
+def _settings_of(judging, selection, watch, kw):
+    "`judge_answers`'s settings and hooks, with its old keywords folded in (each with a `DeprecationWarning`)."
+    sel, hooks = {k: kw.pop(k) for k in OLD_SELECTION_NAMES if k in kw}, {k: kw.pop(k) for k in ('progress', 'stop') if k in kw}
+    if hooks:
+        import warnings
+        warnings.warn(f"judge_answers({', '.join(f'{k}=' for k in hooks)}...) is deprecated: pass watch=Watch(...)", DeprecationWarning, stacklevel=3)
+    return legacy_judging(judging, kw, 'judge_answers'), legacy(Selection, selection, sel, 'judge_answers'), replace(watch or Watch(), **hooks)
+
+# %% ../nbs/04_judge.ipynb #eaa0783b
+def _checked(j:JudgeSettings) -> JudgeSettings:
+    "The settings `judge_answers` reads, checked; the baseline of pairwise-baseline filled in (gpt-3.5-turbo, as FastChat)."
+    if j.mode not in MODES: raise SettingError('mode', j.mode, f"choose from {', '.join(MODES)}")
+    if j.mode != 'single' and j.score_mode == 'expected': raise SettingError('score_mode', 'expected', 'applies to single mode (pairwise verdicts have no score)')
+    return j.update(baseline=j.baseline or 'gpt-3.5-turbo')
+
+# %% ../nbs/04_judge.ipynb #2736b4ba
+@dataclass
+class _Job:
+    "One judging run, resolved and then planned: what the steps of `judge_answers` share."
+    judging: JudgeSettings
+    spec: JudgeSpec
+    bench: object
+    out_dir: Path
+    models: list
+    questions: list
+    tasks: list = None
+    out: RecordFile = None
+    done: dict = None
+    todo: list = None
+    price: tuple|None = None
+    est_out: float = 0.0
+    @property
+    def mode(self): return self.judging.mode
+
+# %% ../nbs/04_judge.ipynb #0fc87ad4
+def _start(output_dir, model_list, judging, selection, dry_run) -> _Job:
+    "The judge resolved, the settings checked, the models and the questions found."
+    j = _checked(judging)
+    spec = resolve_judge(j, need_key=not dry_run)
+    if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
     out_dir = Path(output_dir); answer_dir = out_dir/'model_answer'
     models = list(model_list or sorted(p.stem for p in answer_dir.glob('*.jsonl')))
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
-    if mode == 'pairwise-all' and len(models) < 2: raise MTBenchError("--mode pairwise-all needs at least two models in --model-list")
-    bench = get_benchmark(benchmark)
-    bench.check_mode(mode)
-    qs = bench.questions(data_dir, categories=categories, question_ids=question_ids, max_questions=max_questions)
-    with contextlib.nullcontext() if dry_run else hold_folder(out_dir, 'mtbench judge'): # a dry run writes no record
-        answers = _load_answers(answer_dir, models + ([baseline] if mode == 'pairwise-baseline' and baseline not in models else []), qs,
-                               baseline if mode == 'pairwise-baseline' else None)
-        refs = bench.references(qs, data_dir, reference)
-        tasks = plan_judgments(qs, answers, bench.judge_prompts(data_dir, judge_prompts), refs, mode, baseline, bench)
-        if spec.rubric: tasks = _rubric_tasks(tasks, spec)
-        kind = 'single' if mode == 'single' else 'pair'
-        out = RecordFile(out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{kind}.jsonl', Judgment if kind == 'single' else PairJudgment)
-        done = _judgment_index(out)
-        todo = [t for t in tasks if not _is_done(done.get(t.key(spec.name)), t)]
-        price = (0.0, 0.0) if spec.local else tuple(prices) if prices else lookup(PRICES, spec.model)
-        est_out = _mean_output(done.values(), spec)
-        summary = dict(judge=spec.name, mode=mode, judgment_file=str(out.path), judgments=len(tasks), judged_before=len(tasks) - len(todo),
-                       to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=price)
-        if dry_run:
-            req = out_dir/'model_judgment'/f'{judge_file_name(spec.name)}_{mode}_requests.jsonl'
-            _write_requests(req, todo, spec)
-            per = {}
-            for t in todo:
-                d = per.setdefault(_who(t, mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
-                d['judgments'] += 1; d['calls'] += t.games
-                d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(est_out*t.games)
-            for d in per.values(): d['cost_usd'] = _cost(price, d['input_tokens'], d['output_tokens'])
-            return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
-        if todo:
-            limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
-            gate = RateGate(rpm or limits[0], tpm or limits[1])
-            log.info(f"judging {len(todo)} of {len(tasks)} with {spec.name} ({summary['calls']} calls) into {out.path}")
-            from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
-            with (progress or tqdm)(total=len(todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
-                if spec.local: stats = _run_local(todo, spec, out, progress=bar)
-                else: stats = run_sync(_unless_stopped(_run_api(todo, spec, out, gate, concurrency or 32, price, est_out, bar), stop))
-            summary.update(calls_made=stats['calls'], rate_cuts=gate.cuts)
-        done = _judgment_index(out)
-    per = {}
-    for t in tasks:
-        r = done.get(t.key(spec.name))
-        d = per.setdefault(_who(t, mode), dict(judgments=0, failed=0, input_tokens=0, output_tokens=0, cost_usd=0.0))
-        if r is None: continue
-        d['judgments'] += 1; d['failed'] += r.failed
-        d['input_tokens'] += r.usage.get('prompt_tokens', 0); d['output_tokens'] += r.usage.get('completion_tokens', 0)
-        d['cost_usd'] = None if r.cost is None or d['cost_usd'] is None else round(d['cost_usd'] + r.cost, 8)
-    return {**summary, 'per_model': per, **_totals(per), 'seconds': round(time.monotonic() - t0, 2)}
+    if j.mode == 'pairwise-all' and len(models) < 2: raise SettingError('mode', j.mode, 'needs at least two models in model_list')
+    bench = get_benchmark(selection.benchmark, selection.questions)
+    bench.check_mode(j.mode)
+    s = selection
+    return _Job(j, spec, bench, out_dir, models, bench.questions(s.data_dir, categories=s.categories, question_ids=s.question_ids, max_questions=s.max_questions))
+
+# %% ../nbs/04_judge.ipynb #d3cd7a5b
+def _plan(job:_Job, data_dir) -> _Job:
+    "`job` planned: its tasks, its judgment file, those on disk, those to do, the price and the output estimate."
+    j, spec = job.judging, job.spec
+    base = j.baseline if j.mode == 'pairwise-baseline' else None
+    answers = _load_answers(job.out_dir/'model_answer', job.models + ([base] if base and base not in job.models else []), job.questions, base)
+    refs = job.bench.references(job.questions, data_dir, j.reference)
+    job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, j.baseline, job.bench)
+    if spec.rubric: job.tasks = _rubric_tasks(job.tasks, spec)
+    single = j.mode == 'single'
+    job.out = RecordFile(job.out_dir/'model_judgment'/f"{judge_file_name(spec.name)}_{'single' if single else 'pair'}.jsonl", Judgment if single else PairJudgment)
+    job.done = _judgment_index(job.out)
+    job.todo = [t for t in job.tasks if not _is_done(job.done.get(t.key(spec.name)), t)]
+    job.price = (0.0, 0.0) if spec.local else tuple(j.judge_price) if j.judge_price else lookup(PRICES, spec.model)
+    job.est_out = _mean_output(job.done.values(), spec)
+    return job
+
+# %% ../nbs/04_judge.ipynb #884fe94f
+def _summary(job:_Job, dry_run:bool) -> dict:
+    "What the run is to do: the judge, the judgments, those on disk, those to make and their calls."
+    n, todo = len(job.tasks), job.todo
+    return dict(judge=job.spec.name, mode=job.mode, judgment_file=str(job.out.path), judgments=n, judged_before=n - len(todo),
+                to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=job.price)
 
 def _who(task, mode): return ' vs '.join(task.models) if mode == 'pairwise-all' else task.models[0]
 
+# %% ../nbs/04_judge.ipynb #f431c3ef
 def _totals(per):
     tot = {k: sum(d[k] for d in per.values()) for k in ('judgments', 'input_tokens', 'output_tokens')}
     costs = [d['cost_usd'] for d in per.values()]
@@ -767,9 +841,70 @@ def _totals(per):
     if any('failed' in d for d in per.values()): tot['failed'] = sum(d.get('failed', 0) for d in per.values())
     return {'total': tot}
 
+# %% ../nbs/04_judge.ipynb #19dfed9c
+def _dry_run(job:_Job, summary:dict) -> dict:
+    "Write the requests the run would send, and estimate its tokens and cost per model; call nothing."
+    req = job.out_dir/'model_judgment'/f'{judge_file_name(job.spec.name)}_{job.mode}_requests.jsonl'
+    _write_requests(req, job.todo, job.spec)
+    per = {}
+    for t in job.todo:
+        d = per.setdefault(_who(t, job.mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
+        d['judgments'] += 1; d['calls'] += t.games
+        d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(job.est_out*t.games)
+    for d in per.values(): d['cost_usd'] = _cost(job.price, d['input_tokens'], d['output_tokens'])
+    return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
+
+# %% ../nbs/04_judge.ipynb #608a6db7
+def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
+    "Make the judgments left to do, under a progress bar; returns the calls made and how often the pace was cut."
+    spec, j = job.spec, job.judging
+    limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
+    gate = RateGate(j.judge_rpm or limits[0], j.judge_tpm or limits[1])
+    log.info(f"judging {len(job.todo)} of {len(job.tasks)} with {spec.name} ({sum(t.games for t in job.todo)} calls) into {job.out.path}")
+    from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
+    with (watch.progress or tqdm)(total=len(job.todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
+        if spec.local: stats = _run_local(job.todo, spec, job.out, gen, progress=bar)
+        else: stats = run_sync(_unless_stopped(_run_api(job.todo, spec, job.out, gate, j.judge_concurrency or 32, job.price, job.est_out, bar), watch.stop))
+    return dict(calls_made=stats['calls'], rate_cuts=gate.cuts)
+
+# %% ../nbs/04_judge.ipynb #623a0d59
+def _tally(job:_Job) -> dict:
+    "Per model and in total: the judgments on disk now, the failed ones, their tokens and cost."
+    done, per = _judgment_index(job.out), {}
+    for t in job.tasks:
+        r = done.get(t.key(job.spec.name))
+        d = per.setdefault(_who(t, job.mode), dict(judgments=0, failed=0, input_tokens=0, output_tokens=0, cost_usd=0.0))
+        if r is None: continue
+        d['judgments'] += 1; d['failed'] += r.failed
+        d['input_tokens'] += r.usage.get('prompt_tokens', 0); d['output_tokens'] += r.usage.get('completion_tokens', 0)
+        d['cost_usd'] = None if r.cost is None or d['cost_usd'] is None else round(d['cost_usd'] + r.cost, 8)
+    return {'per_model': per, **_totals(per)}
+
+# %% ../nbs/04_judge.ipynb #09c667cb
+def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answer, writes OUTPUT/model_judgment
+                  model_list:list|None=None, # models to judge (answer file names); None: every answer file
+                  judging:JudgeSettings|None=None, # how to judge: the judge, its server and pacing, the mode (default: the default judge, single)
+                  selection:Selection|None=None, # which questions; its benchmark may be a `Benchmark` object (default MT-bench)
+                  gen:Generation|None=None, # what a local judge in-process runs with: its memory_limit and dtype
+                  dry_run:bool=False, # count, price and write the requests; call nothing
+                  watch:Watch|None=None, # the caller's progress bar class and stop event
+                  **kw, # deprecated: the old keywords (judge, mode, base_url, rpm, ..., data_dir, question_ids, ..., progress, stop)
+                 ) -> dict:
+    "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
+    t0 = time.monotonic()
+    judging, selection, watch = _settings_of(judging, selection, watch, kw)
+    job = _start(output_dir, model_list, judging, selection, dry_run)
+    with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
+        summary = _summary(_plan(job, selection.data_dir), dry_run)
+        if dry_run: return _dry_run(job, summary)
+        if job.todo: summary.update(_judge_todo(job, gen, watch))
+        tally = _tally(job)
+    return {**summary, **tally, 'seconds': round(time.monotonic() - t0, 2)}
+
 # %% ../nbs/04_judge.ipynb #5f7c7878
 def _money(c): return 'unknown' if c is None else f'${c:,.4f}'
 
+# %% ../nbs/04_judge.ipynb #465a9fda
 def format_summary(s:dict, # what `judge_answers` returned
                   ) -> str:
     "A judging summary (from `judge_answers`) as lines of text."
@@ -789,58 +924,43 @@ def format_summary(s:dict, # what `judge_answers` returned
     return '\n'.join(lines)
 
 # %% ../nbs/04_judge.ipynb #67dcdcb0
+def _reaching(j:JudgeSettings, spec:JudgeSpec, eng) -> JudgeSettings:
+    "The judge settings that reach the judge: the engine's server (free, with its slots) while it runs, else the judge as resolved."
+    if eng is None: return j.update(judge=spec.name)
+    return j.update(judge=eng.model, judge_base_url=eng.base_url, judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0))
+
+# %% ../nbs/04_judge.ipynb #679c1ad7
 @contextlib.contextmanager
 def served_judge(spec:JudgeSpec, # the resolved judge
-                 engine:str='transformers', # what runs a local judge: transformers (in-process), llama.cpp, vllm or auto
-                 memory_limit:float|None=None, # GB the engine may use (default: the device's free memory)
-                 num_gpus:int=1, # vLLM: GPUs to split the judge over (tensor parallel)
+                 judging:JudgeSettings|None=None, # the judge's settings: `judge_engine` says what runs a local judge
+                 gen:Generation|None=None, # the memory_limit, num_gpus and dtype the engine runs with
                 ):
-    "While the block runs, `engine` serves local judge `spec`; yields the engine's backend (None: judge as asked) and the `judge_answers` arguments that reach it."
-    from mtbench.engines import judge_engine
-    with judge_engine(spec.name, engine, memory_limit, num_gpus, spec.params.get('max_new_tokens', MAX_TOKENS)) as eng:
-        yield eng, ({} if eng is None else dict(judge=eng.model, base_url=eng.base_url, concurrency=eng.concurrency, prices=(0.0, 0.0)))
+    "While the block runs, `judging.judge_engine` serves local judge `spec`; yields the engine's backend (None: judge as asked) and the judge settings that reach it."
+    from mtbench import engines
+    j, g = judging or JudgeSettings(), gen or Generation()
+    name, eng = engines.engine_judge_name(spec.name, j.judge_engine), None
+    if name != spec.name:
+        log.info(f"judge {spec.name}: served by {name.rsplit('@', 1)[1]}, judgments recorded as {name}")
+        eng = engines.start_engine(spec.model, name.rsplit('@', 1)[1], model_id=name, memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
+                                   prompt_tokens=3072, max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS))
+    try: yield eng, _reaching(j, spec, eng)
+    finally:
+        if eng is not None: eng.close()
 
 # %% ../nbs/04_judge.ipynb #8cb113b0
-def judge_cli(output_dir:str=None, # the run folder: answers in OUTPUT/model_answer, judgments go to OUTPUT/model_judgment (another benchmark's in OUTPUT/NAME/)
+def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and generation (memory_limit, num_gpus, dtype of a local judge)
               model_list:Param('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
-              judge:str=None, # judge: an OpenAI model, the model a --judge-base-url server serves, or local:MODEL (default gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
-              mode:Param('single-answer grading or pairwise comparison', str, choices=MODES)='single',
-              baseline:str='gpt-3.5-turbo', # the baseline model of pairwise-baseline
               dry_run:bool=False, # count calls, tokens and cost and write the requests file; call nothing
-              judge_base_url:str=None, # an OpenAI-compatible server (vLLM, llama.cpp, transformers serve, Azure)
-              judge_api_key_env:str=None, # the environment variable holding the judge's key (default OPENAI_API_KEY)
-              judge_rpm:float=None, # requests per minute (default: the model's tier-1 limit; none for other servers)
-              judge_tpm:float=None, # tokens per minute (likewise)
-              judge_concurrency:int=None, # judgments in flight at once (default 32)
-              judge_max_tokens:int=None, # the judge's output token limit (default 2048; 16384 for reasoning models)
-              judge_price:Param('dollars per 1M input and output tokens, instead of the built-in table', float, nargs=2)=None,
-              score_mode:Param('parsed: FastChat\'s score; expected: also the probability-weighted score', str, choices=['parsed', 'expected'])='parsed',
-              data_dir:str=None, # folder with FastChat's layout (default MTBENCH_DATA_DIR, else the download cache)
-              reference:str='gpt-4', # reference answers: a name in reference_answer/ or a JSONL path
-              judge_prompts:str=None, # a judge prompts file instead of FastChat's
-              question_ids:Param('judge only these question ids', int, nargs='+')=None,
-              categories:Param('judge only these categories', str, nargs='+')=None,
-              max_questions:int=None, # at most this many questions, spread over the categories
-              benchmark:str='mt-bench', # the benchmark: mt-bench, or another registered one
-              questions:str=None, # your own questions instead (a .jsonl or .yaml suite), whose files are in OUTPUT/NAME/
-              judge_engine:Param('what runs a local judge (--judge local:MODEL): transformers (in-process), llama.cpp, vllm or auto; mtbench starts and stops it',
-                                 str, choices=['transformers', 'llama.cpp', 'vllm', 'auto'])='transformers',
-              num_gpus:int=1, # vLLM: GPUs to split a local judge over (tensor parallel)
-              memory_limit:float=None, # GB a judge's engine may use (default: the device's free memory)
-              judge_rubric:str=None, # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
-    if not output_dir: raise MTBenchError("--output-dir is required: the run folder holding model_answer/")
-    bench = get_benchmark(benchmark, questions)
-    spec = resolve_judge(judge, judge_base_url, judge_api_key_env, judge_max_tokens, score_mode, need_key=not dry_run, rubric=judge_rubric)
+    if not run.output_dir: raise SettingError('output_dir', run.output_dir, 'required: the run folder holding model_answer/')
+    sel, j = run.selection, run.judging
+    bench = get_benchmark(sel.benchmark, sel.questions)
+    spec = resolve_judge(j, need_key=not dry_run)
     if dry_run: # a dry run calls nothing: the engine is checked, not started
-        from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, judge_engine)
-    with served_judge(spec, 'transformers' if dry_run else judge_engine, memory_limit, num_gpus) as (_, served):
-        asked = dict(judge=spec.name, base_url=judge_base_url, concurrency=judge_concurrency, prices=judge_price)
-        s = judge_answers(bench.folder(output_dir), model_list, **{**asked, **served}, mode=mode, baseline=baseline, api_key_env=judge_api_key_env,
-                          rpm=judge_rpm, tpm=judge_tpm, max_tokens=judge_max_tokens, score_mode=score_mode, dry_run=dry_run, data_dir=data_dir,
-                          reference=reference, judge_prompts=judge_prompts, question_ids=question_ids, categories=categories,
-                          max_questions=max_questions, benchmark=bench, rubric=judge_rubric)
+        from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, j.judge_engine)
+    with served_judge(spec, j.update(judge_engine='transformers') if dry_run else j, run.generation) as (_, served):
+        s = judge_answers(bench.folder(run.output_dir), model_list, served, sel.update(benchmark=bench, questions=None), run.generation, dry_run)
     print(format_summary(s))
     return s
 
@@ -849,6 +969,8 @@ PROMETHEUS_SOURCE = dict(package='prometheus-eval', version='0.1.20', prompts='p
                          parser='prometheus_eval/parser.py', parser_sha256='668ab983c5c60fe1aa3f1a7bcb8947bfc9f30fa7bafe84561ad56b1baba09782')
 
 PROMETHEUS_ABS_SYSTEM_PROMPT = "You are a fair judge assistant tasked with providing clear, objective feedback based on specific criteria, ensuring each assessment reflects the absolute standards set for performance."
+
+# %% ../nbs/04_judge.ipynb #c1ee7242
 PROMETHEUS_ABSOLUTE_PROMPT = """###Task Description:
 An instruction (might include an Input inside it), a response to evaluate, a reference answer that gets a score of 5, and a score rubric representing a evaluation criteria are given.
 1. Write a detailed feedback that assess the quality of the response strictly based on the given score rubric, not evaluating in general.
@@ -869,6 +991,8 @@ An instruction (might include an Input inside it), a response to evaluate, a ref
 {rubric}
 
 ###Feedback: """
+
+# %% ../nbs/04_judge.ipynb #a7c6eaf8
 PROMETHEUS_ABSOLUTE_PROMPT_WO_REF = """###Task Description:
 An instruction (might include an Input inside it), a response to evaluate, and a score rubric representing a evaluation criteria are given.
 1. Write a detailed feedback that assess the quality of the response strictly based on the given score rubric, not evaluating in general.
@@ -886,6 +1010,8 @@ An instruction (might include an Input inside it), a response to evaluate, and a
 {rubric}
 
 ###Feedback: """
+
+# %% ../nbs/04_judge.ipynb #27a6140a
 PROMETHEUS_SCORE_RUBRIC_TEMPLATE = """
 [{criteria}]
 Score 1: {score1_description}
@@ -914,6 +1040,7 @@ PROMETHEUS_RESULT = re.compile(r"""
         (?:\s*$)                    # Match from the end of string 
     """, re.IGNORECASE | re.VERBOSE)
 
+# %% ../nbs/04_judge.ipynb #c3a30655
 def parse_result(text:str, # a rubric judge's reply
                 ) -> int:
     "A rubric judge's score: the integer of its closing \"[RESULT] n\" (Prometheus 2's parser), 1 to 5; -1 when there is none."
@@ -928,8 +1055,9 @@ class Rubric:
     criteria: str # the question the rubric asks of a response
     descriptions: tuple # what scores 1 to 5 mean
     @property
-    def text(self) -> str: return PROMETHEUS_SCORE_RUBRIC_TEMPLATE.format(criteria=self.criteria, **{f'score{i}_description': d for i, d in enumerate(self.descriptions, 1)})
+    def text(self) -> str: "The rubric in Prometheus 2's template."; return PROMETHEUS_SCORE_RUBRIC_TEMPLATE.format(criteria=self.criteria, **{f'score{i}_description': d for i, d in enumerate(self.descriptions, 1)})
 
+# %% ../nbs/04_judge.ipynb #074348d1
 RUBRICS = {'helpfulness': Rubric('helpfulness', "Does the model provide relevant and useful responses to the user's needs or questions?", ( # prometheus-eval 0.1.20's HELPFULNESS_RUBRIC
     "The model's responses are irrelevant or unhelpful to the user's needs or queries.",
     "The model sometimes provides helpful information, but often fails to address the user's actual needs or questions.",
@@ -969,6 +1097,7 @@ RUBRIC_PROMPT = """[Instruction]
 
 Write a short feedback on the response, strictly based on the score rubric, then its score, an integer from 1 to 5, in this format: "(feedback) [RESULT] (an integer from 1 to 5)"."""
 
+# %% ../nbs/04_judge.ipynb #45150fb7
 def _instruction(q, a, t):
     "Turn `t`'s instruction: the question, after the conversation so far for a later turn."
     return q[0] if t == 1 else '\n\n'.join([f"User: {q[i]}\nAssistant: {a[i]}" for i in range(t-1)] + [f"User: {q[t-1]}"])
@@ -994,6 +1123,7 @@ def _rubric_spec(spec, rubric):
     if spec.score_mode != 'parsed': raise MTBenchError("--score-mode expected reads 1-10 ratings; a rubric judge's scores are parsed only")
     return replace(spec, name=spec.name if spec.name.startswith(RUBRIC_JUDGES) else f'rubric:{spec.name}', rubric=load_rubric(rubric or 'helpfulness'))
 
+# %% ../nbs/04_judge.ipynb #f75bc3ae
 class _RubricBench:
     "A benchmark seen through a rubric judge: its questions and references, the rubric's messages and parser, scale 1-5."
     scale = (1, 5)
