@@ -172,6 +172,10 @@ class JudgeSettings(Settings):
                choices=['single', 'pairwise-baseline', 'pairwise-all'])='single'
     baseline:str|None=None # the baseline model of pairwise-baseline (default gpt-3.5-turbo, as FastChat)
     reference:str='gpt-4' # reference answers: a name in reference_answer/ or a JSONL path
+    judge_timeout:float|None=None # seconds one judge request may take (default 120; 600 for reasoning judges)
+    batch:bool=False # judge through OpenAI's Batch API: half the price, results within 24 h (resumable: batch ids are kept in the run folder)
+    batch_wait:Param('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
+    judge_samples:int=1 # judge each answer this many times (at the judge's usual temperature) and report the median and the spread
 
 # %% ../nbs/00a_settings.ipynb #6f7c0063
 @patch
