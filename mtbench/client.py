@@ -4,14 +4,24 @@
 
 # %% ../nbs/02a_client.ipynb #35a58cff
 from __future__ import annotations
-import asyncio, json, os, random, re, time
+import asyncio, contextlib, json, os, random, re, signal, threading, time
 from dataclasses import dataclass
+from fastcore.basics import patch
 from .data import MTBenchError, log
 from .runfolder import redact_url
 
 # %% auto #0
-__all__ = ['BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'failure_kind', 'openai_errors', 'retry_after', 'Caller',
-           'describe_error']
+__all__ = ['run_sync', 'BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind', 'openai_errors',
+           'retry_after', 'Caller', 'describe_error', 'Terminated', 'GracefulStop']
+
+# %% ../nbs/02a_client.ipynb #13be7711
+def run_sync(coro, # a coroutine
+            ):
+    "Run `coro` to completion, also from inside a running event loop (Jupyter)."
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(coro)
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
 
 # %% ../nbs/02a_client.ipynb #5a8bffbd
 class BadReply(Exception):
@@ -47,7 +57,10 @@ class CallPolicy:
     stall_limit:int=3 # timeouts in a row (across calls) after which the server counts as dead and the run stops
 
 # %% ../nbs/02a_client.ipynb #5a7aedc9
-def _is_quota(e): return getattr(e, 'code', None) == 'insufficient_quota'
+def is_quota(e:BaseException, # what a call raised
+            ) -> bool:
+    "Whether `e` is OpenAI's 'no credit left' (a 429 that no wait fixes)."
+    return getattr(e, 'code', None) == 'insufficient_quota'
 
 def failure_kind(e:BaseException, # what a call raised
                 ) -> str|None:
@@ -55,7 +68,7 @@ def failure_kind(e:BaseException, # what a call raised
     if isinstance(e, openai_errors('APITimeoutError')): return 'timeout'
     if isinstance(e, (BadReply, json.JSONDecodeError)): return 'bad_reply'
     if isinstance(e, openai_errors('APIConnectionError')): return 'transient'
-    if isinstance(e, openai_errors('APIStatusError')): return 'transient' if (e.status_code in (408, 409, 429) or e.status_code >= 500) and not _is_quota(e) else None
+    if isinstance(e, openai_errors('APIStatusError')): return 'transient' if (e.status_code in (408, 409, 429) or e.status_code >= 500) and not is_quota(e) else None
     return None
 
 def openai_errors(*names) -> tuple:
@@ -99,12 +112,13 @@ class Caller:
         return openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=self.policy.timeout, max_retries=0)
 
 # %% ../nbs/02a_client.ipynb #3c7b402b
+@patch
 def _stop(self:Caller, rs) -> bool:
     "tenacity's stop: each kind of failure has its own number of tries."
     p, kind = self.policy, failure_kind(rs.outcome.exception())
     return rs.attempt_number >= {'timeout': p.timeout_attempts, 'bad_reply': p.bad_reply_attempts}.get(kind, p.attempts)
-Caller._stop = _stop
 
+@patch
 def _note(self:Caller, rs):
     "Before a retry: count timeouts in a row, and say (at most every 15 s) that calls are being retried."
     e = rs.outcome.exception()
@@ -112,7 +126,7 @@ def _note(self:Caller, rs):
     if time.monotonic() - self.last_said > 15:
         self.last_said = time.monotonic()
         log.warning(f"{self.where}: retrying calls ({self.retried} retried so far; the last: {_why(e, self.policy)})")
-Caller._note = _note
+
 
 # %% ../nbs/02a_client.ipynb #60b70b03
 def describe_error(e, # the exception a call raised
@@ -129,16 +143,18 @@ def _why(e:BaseException, policy:CallPolicy) -> str:
 
 _STALLED = TimeoutError('stalled')
 
+@patch
 def _count_stall(self:Caller, e:BaseException|None):
     "A timeout adds one to the timeouts in a row, anything else resets it; too many stop the run."
     if e is not _STALLED: self.stalled = self.stalled + 1 if e is not None and failure_kind(e) == 'timeout' else 0
     if self.stalled >= self.policy.stall_limit:
         raise MTBenchError(f"{self.where} took {self.stalled} requests in a row and answered none within {self.policy.timeout:g} s: it is stalled or down. "
                            "What was answered is saved; run again when it answers (or allow more time per request)")
-Caller._count_stall = _count_stall
+
 
 # %% ../nbs/02a_client.ipynb #ec6324e0
-async def _call(self:Caller, make, # () -> the coroutine of one request
+@patch
+async def call(self:Caller, make, # () -> the coroutine of one request
                 est_tokens:float=0, # the request's estimated tokens, for the pacing gate
                ) -> tuple:
     "(reply, its text, seconds) of one call, retried as the policy says."
@@ -152,9 +168,10 @@ async def _call(self:Caller, make, # () -> the coroutine of one request
         if isinstance(e, MTBenchError): raise
         raise CallFailed(_why(e, self.policy)) from None
     return r, text, dt
-Caller.call = _call
+
 
 # %% ../nbs/02a_client.ipynb #47cc6906
+@patch
 async def _try(self:Caller, make, est_tokens):
     "One request: paced, timed, its reply checked."
     import openai
@@ -163,7 +180,7 @@ async def _try(self:Caller, make, est_tokens):
     t0 = time.monotonic()
     try: r = await make()
     except openai.RateLimitError as e:
-        if self.gate and not _is_quota(e): self.gate.on_429()
+        if self.gate and not is_quota(e): self.gate.on_429()
         raise
     except BaseException as e:
         if failure_kind(e) == 'timeout': self._count_stall(e)
@@ -171,4 +188,56 @@ async def _try(self:Caller, make, est_tokens):
     self._count_stall(None)
     if self.gate: self.gate.on_success()
     return r, reply_text(r), time.monotonic() - t0
-Caller._try = _try
+
+
+# %% ../nbs/02a_client.ipynb #c8993802
+class Terminated(KeyboardInterrupt):
+    "The run was stopped by SIGTERM (a KeyboardInterrupt, so everything that cleans up on Ctrl-C does so too)."
+
+class GracefulStop:
+    "Stop sending on Ctrl-C, SIGTERM or `stop`; the calls in flight get `grace` s to land; a second Ctrl-C quits now."
+    def __init__(self, stop=None, # a threading.Event another thread sets to stop, or None
+                 grace:float=30, # seconds the calls in flight get to land on disk
+                ):
+        self.stop, self.grace, self.no_new, self.why, self.hard, self.in_flight, self.landed = stop, grace, False, None, None, 0, 0
+
+# %% ../nbs/02a_client.ipynb #1befad54
+@patch
+def begin(self:GracefulStop, why:str, # 'SIGINT', 'SIGTERM' or 'stop'
+         ):
+    "The first stop: no new calls, a deadline for those in flight; a second one ends them now."
+    if self.no_new: return self.hard.set()
+    self.no_new, self.why = True, why
+    log.warning(f"{why}: no new calls; the {self.in_flight} in flight have {self.grace:g} s to land on disk"
+                + (" (Ctrl-C again to quit now)" if why != 'stop' else ''))
+    asyncio.get_running_loop().call_later(self.grace, self.hard.set)
+
+@patch
+@contextlib.contextmanager
+def signals(self:GracefulStop):
+    "Catch SIGINT and SIGTERM for the block (in the main thread; elsewhere only `stop` is watched)."
+    loop, main = asyncio.get_running_loop(), threading.current_thread() is threading.main_thread()
+    self.hard = asyncio.Event()
+    sigs = [signal.SIGINT, signal.SIGTERM] if main else []
+    for s in sigs: loop.add_signal_handler(s, self.begin, s.name)
+    try: yield self
+    finally:
+        for s in sigs: loop.remove_signal_handler(s)
+
+# %% ../nbs/02a_client.ipynb #09db69a9
+@patch
+async def guard(self:GracefulStop, aw, # what to await: the calls
+               ):
+    "Await `aw`, watching `stop`; cancel it when the grace period is over (or a second Ctrl-C came)."
+    work = asyncio.ensure_future(aw)
+    while not work.done():
+        if self.stop is not None and self.stop.is_set() and not self.no_new: self.begin('stop')
+        if self.hard.is_set(): work.cancel(); await asyncio.gather(work, return_exceptions=True); return None
+        await asyncio.wait({work}, timeout=0.05)
+    return work.result()
+
+@patch
+def raise_if_stopped(self:GracefulStop):
+    "After the calls: end the run as the stop asked (`Terminated` for SIGTERM, else `KeyboardInterrupt`)."
+    if self.why == 'SIGTERM': raise Terminated(f"no new calls were sent after SIGTERM; {self.landed} that were in flight landed on disk")
+    if self.why: raise KeyboardInterrupt

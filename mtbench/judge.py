@@ -14,7 +14,7 @@ from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
-from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client (mtbench.backends once merged)
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
@@ -25,9 +25,9 @@ __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_AP
            'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
            'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict', 'is_reasoning_model',
            'judge_file_name', 'lookup', 'JudgeSpec', 'legacy_judging', 'resolve_judge', 'RateGate', 'Reply',
-           'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs',
-           'AnswerIndex', 'Watch', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'parse_result',
-           'Rubric', 'load_rubric', 'rubric_messages']
+           'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score',
+           'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli',
+           'parse_result', 'Rubric', 'load_rubric', 'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -395,32 +395,6 @@ class Reply:
     error: str|None = None # why the call failed after its retries; None when it succeeded
     rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
 
-# %% ../nbs/04_judge.ipynb #df416534
-def _retry_after(e) -> float|None:
-    "Seconds the server asked us to wait, from `retry-after-ms` or `Retry-After`."
-    headers = getattr(getattr(e, 'response', None), 'headers', None) or {}
-    try:
-        if headers.get('retry-after-ms'): return float(headers['retry-after-ms'])/1000
-        if headers.get('retry-after'): return float(headers['retry-after'])
-    except ValueError: pass # an HTTP date: fall back to backoff
-    return None
-
-def _is_quota(e): return getattr(e, 'code', None) == 'insufficient_quota'
-
-# %% ../nbs/04_judge.ipynb #72e89c69
-def _retryable(e) -> bool:
-    import openai
-    if isinstance(e, (openai.APITimeoutError, openai.APIConnectionError)): return True
-    if isinstance(e, openai.APIStatusError): return (e.status_code in (408, 409, 429) or e.status_code >= 500) and not _is_quota(e)
-    return False
-
-def _wait(retry_state) -> float:
-    "Honour the server's Retry-After, else jittered exponential backoff (1, 2, 4 ... 60 s)."
-    from tenacity import wait_random_exponential
-    ra = _retry_after(retry_state.outcome.exception())
-    if ra is not None: return min(ra, 120) + random.uniform(0, 0.25)
-    return wait_random_exponential(multiplier=1, max=60)(retry_state)
-
 # %% ../nbs/04_judge.ipynb #2f9f90e7
 def _fatal(e, spec):
     "The one-line `MTBenchError` for errors that retrying cannot fix, or None."
@@ -432,7 +406,7 @@ def _fatal(e, spec):
         return MTBenchError(f"{where} denied access to judge {spec.name} (403); check the key's project and model permissions")
     if isinstance(e, openai.NotFoundError):
         return MTBenchError(f"{where} does not know judge model {spec.name!r} (404); check the judge (and judge_base_url)")
-    if _is_quota(e):
+    if is_quota(e):
         return MTBenchError(f"{where} says the account has no credit left (429 insufficient_quota); add credit and run again")
     return None
 
@@ -458,30 +432,21 @@ def _expected_from_logprobs(text, content) -> float|None:
     return None
 
 # %% ../nbs/04_judge.ipynb #245f7e4d
-async def _chat(client, spec, messages, gate, est_tokens) -> Reply:
-    "One judge call with pacing and retries; raises `MTBenchError` for errors that stop the run."
+def judge_caller(spec:JudgeSpec, # the judge
+                 gate:RateGate|None=None, # its pacing
+                 timeout:float|None=None, # seconds per request (default 120; 600 for a reasoning judge)
+                ) -> Caller:
+    "The `mtbench.client.Caller` of an API judge: its server, timeout, pacing, and the errors that stop the run."
     import openai
-    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-    retrying = AsyncRetrying(retry=retry_if_exception(_retryable), wait=_wait, stop=stop_after_attempt(10), reraise=True)
-    try:
-        async for attempt in retrying:
-            with attempt:
-                await gate.acquire(est_tokens)
-                t0 = time.monotonic()
-                try: r = await client.chat.completions.create(model=spec.model, messages=messages, **spec.params)
-                except openai.RateLimitError as e:
-                    if not _is_quota(e): gate.on_429()
-                    raise
-                gate.on_success()
-    except Exception as e:
-        fatal = _fatal(e, spec) if isinstance(e, openai.OpenAIError) else None
-        if fatal: raise fatal from None
-        if not isinstance(e, openai.OpenAIError): raise
-        return Reply(ERROR_OUTPUT, error=describe_error(e))
-    choice, u = r.choices[0], r.usage
-    text = choice.message.content or ''
-    lp = getattr(getattr(choice, 'logprobs', None), 'content', None)
-    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, time.monotonic() - t0,
+    policy = CallPolicy(timeout=timeout or (600 if spec.reasoning else 120))
+    return Caller(spec.base_url or 'the OpenAI API', policy, gate, lambda e: _fatal(e, spec) if isinstance(e, openai.OpenAIError) else None)
+
+async def _chat(caller:Caller, client, spec, messages, est_tokens) -> Reply:
+    "One judge call through `caller`; a call that gave nothing usable is a `Reply` with its error."
+    try: r, text, dt = await caller.call(lambda: client.chat.completions.create(model=spec.model, messages=messages, **spec.params), est_tokens)
+    except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
+    u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
+    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
                  _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
 
 # %% ../nbs/04_judge.ipynb #cf4148a9
@@ -503,7 +468,7 @@ def _single_record(task, spec, r, x):
     "The `Judgment` of a single grading from its one `Reply` `r`, with the extra fields `x`."
     if spec.score_mode == 'expected': x['expected_score'] = r.expected
     score = -1 if r.error else task.parse(r.text)
-    x['score_source'] = 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
+    x['score_source'] = 'failed' if r.error else 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
     if x['score_source'] == 'logits':
         score = 1 + max(range(10), key=lambda k: r.rating_probs[k]) # the most likely rating
         x.update(rating_probs=[round(p, 6) for p in r.rating_probs], rating_expected=round(_expected(r.rating_probs), 4))
@@ -535,48 +500,44 @@ def _mean_output(done, spec):
     cts = [d.usage.get('completion_tokens')/d.games for d in done if d.judge == spec.name and not d.failed and d.usage.get('completion_tokens')]
     return sum(cts)/len(cts) if cts else 1500 if spec.reasoning else 300
 
+# %% ../nbs/04_judge.ipynb #e833e1c9
+async def _judge_one(task, job, caller, client, halt, stats, progress):
+    "One judgment: its games' calls, then its record appended; counted in flight until it lands."
+    halt.in_flight += 1
+    try: replies = await asyncio.gather(*[_chat(caller, client, job.spec, m, estimate_tokens(m) + job.est_out) for m in task.messages])
+    finally: halt.in_flight -= 1
+    rec = job.out.append(make_record(task, job.spec, replies, job.price))
+    halt.landed += halt.no_new
+    stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
+    if progress:
+        if rec.extra.get('cost_usd') is not None: # the cost so far, next to the bar
+            stats['cost_usd'] = stats.get('cost_usd', 0) + rec.extra['cost_usd']
+            progress.set_postfix_str(f"${stats['cost_usd']:.4f}", refresh=False)
+        progress.update(1)
+
 # %% ../nbs/04_judge.ipynb #7c1fe1bf
-async def _run_api(tasks, spec, out:RecordFile, gate, concurrency, price, est_out, progress=None):
-    import openai
-    key = os.environ.get(spec.api_key_env or 'OPENAI_API_KEY') or 'none' # local servers take any key
-    client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0, timeout=300)
-    stats, todo = {'calls': 0, 'failed': 0}, iter(tasks)
-    async def one(task):
-        replies = await asyncio.gather(*[_chat(client, spec, m, gate, estimate_tokens(m) + est_out) for m in task.messages])
-        rec = out.append(make_record(task, spec, replies, price))
-        stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
-        if progress:
-            if rec.extra.get('cost_usd') is not None: # the cost so far, next to the bar
-                stats['cost_usd'] = stats.get('cost_usd', 0) + rec.extra['cost_usd']
-                progress.set_postfix_str(f"${stats['cost_usd']:.4f}", refresh=False)
-            progress.update(1)
+async def _run_api(job, # the judging job: its tasks to do, judge, record file, price and output estimate
+                   caller:Caller, # how calls are made (`judge_caller`)
+                   halt:GracefulStop, # how the run stops: no new calls, the ones in flight land
+                   progress=None, # a tqdm-like bar
+                  ) -> dict:
+    "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands."
+    spec, out = job.spec, job.out
+    client = caller.client(spec.base_url, os.environ.get(spec.api_key_env or 'OPENAI_API_KEY') or 'none') # local servers take any key
+    stats, todo = {'calls': 0, 'failed': 0}, iter(job.todo)
     async def worker():
         for task in todo:
-            if out.stop_reason: return # the disk is full: start nothing new
-            await one(task)
+            if out.stop_reason or halt.no_new: return # the disk is full, or the run is stopping: start nothing new
+            await _judge_one(task, job, caller, client, halt, stats, progress)
     try:
-        first = next(todo, None)
-        if first is not None: await one(first)
-        workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
-        try: await asyncio.gather(*workers)
-        finally:
-            for w in workers: w.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        with halt.signals():
+            first = next(todo, None)
+            if first is not None: await halt.guard(_judge_one(first, job, caller, client, halt, stats, progress))
+            if not halt.no_new: await halt.guard(asyncio.gather(*[worker() for _ in range(job.judging.judge_concurrency or 32)]))
     finally: await client.close()
     if out.stop_reason: raise out.stop_reason
+    halt.raise_if_stopped()
     return stats
-
-# %% ../nbs/04_judge.ipynb #7f879288
-async def _unless_stopped(coro, stop:threading.Event|None):
-    "Await `coro`; once `stop` is set, cancel it and raise `KeyboardInterrupt`."
-    if stop is None: return await coro
-    work = asyncio.ensure_future(coro)
-    while not work.done():
-        if stop.is_set():
-            work.cancel(); await asyncio.gather(work, return_exceptions=True)
-            raise KeyboardInterrupt
-        await asyncio.wait({work}, timeout=0.05)
-    return work.result()
 
 # %% ../nbs/04_judge.ipynb #283126f7
 def _candidates(lm, messages, before, close):
@@ -864,7 +825,7 @@ def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
     from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
     with (watch.progress or tqdm)(total=len(job.todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
         if spec.local: stats = _run_local(job.todo, spec, job.out, gen, progress=bar)
-        else: stats = run_sync(_unless_stopped(_run_api(job.todo, spec, job.out, gate, j.judge_concurrency or 32, job.price, job.est_out, bar), watch.stop))
+        else: stats = run_sync(_run_api(job, judge_caller(spec, gate, j.judge_timeout), GracefulStop(watch.stop), bar))
     return dict(calls_made=stats['calls'], rate_cuts=gate.cuts)
 
 # %% ../nbs/04_judge.ipynb #623a0d59
