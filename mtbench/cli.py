@@ -11,6 +11,7 @@ from fastcore.script import Param
 from .data import MTBenchError, log, STORAGE_ERRNOS, storage_error
 from .settings import RunSettings, Settings, SettingError, GROUPS, add_flags, flag_params
 from .benchmark import read_yaml, yaml_fields, yaml_line
+from .client import Terminated
 
 # %% auto #0
 __all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'Command', 'own_params', 'parser', 'call', 'run_cli', 'main', 'console',
@@ -166,6 +167,8 @@ def main(argv:list|None=None, # the command's arguments (default: sys.argv[1:])
     except BrokenPipeError: # the reader went away (mtbench show | head): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno()); return 141
     except (MTBenchError, OSError) as e: return _error(name, e)
+    except Terminated as e:
+        print(f"mtbench {name}: terminated (SIGTERM): {e}; run the same command again to continue", file=sys.stderr); return 143
     except KeyboardInterrupt:
         print(f"mtbench {name}: interrupted; everything finished so far is saved, run the same command again to continue", file=sys.stderr); return 130
     return 0

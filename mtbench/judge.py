@@ -923,6 +923,7 @@ def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and ge
     with served_judge(spec, j.update(judge_engine='transformers') if dry_run else j, run.generation) as (_, served):
         s = judge_answers(bench.folder(run.output_dir), model_list, served, sel.update(benchmark=bench, questions=None), run.generation, dry_run)
     print(format_summary(s))
+    if (n := s['total'].get('failed')): raise MTBenchError(f"{n} of {s['judgments']} judgments failed (each record says why); run the same command again to retry them")
     return s
 
 # %% ../nbs/04_judge.ipynb #61b2a617
