@@ -17,7 +17,7 @@ __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH
            'TEMPERATURES', 'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME',
            'MTBenchError', 'cache_dir', 'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file',
            'iter_jsonl', 'read_jsonl', 'category_temperature', 'Record', 'Question', 'check_question',
-           'select_questions', 'question_records', 'load_questions', 'Answer', 'new_answer_id',
+           'select_questions', 'question_records', 'load_questions', 'Answer', 'answer_problem', 'new_answer_id',
            'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError',
            'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
@@ -273,6 +273,22 @@ class Answer(Record):
     @property
     def key(self): return self.question_id
     def texts(self, choice=0): return self.choices[choice]['turns']
+
+# %% ../nbs/00_data.ipynb #8bca2ac8
+def answer_problem(d:dict, # an answer record, as read from its file
+                   n_turns:int|None=None, # the turns its benchmark asks for (None: any number)
+                  ) -> str|None:
+    "What is wrong with answer record `d` (a sentence), or None when a judge can read it."
+    q = d.get('question_id')
+    if not isinstance(q, int) or isinstance(q, bool): return f"question_id {q!r} is not a whole number"
+    ch = d.get('choices')
+    if not (isinstance(ch, list) and ch and all(isinstance(c, dict) for c in ch)): return f"the answer to question {q} has no 'choices' (a list of {{index, turns}})"
+    for c in ch:
+        t = c.get('turns')
+        if not isinstance(t, list): return f"the answer to question {q}: 'turns' is {type(t).__name__}, not a list of strings"
+        if (k := next((k for k, x in enumerate(t, 1) if not isinstance(x, str)), None)): return f"the answer to question {q}: turn {k} is {t[k-1]!r}, not text"
+        if n_turns is not None and len(t) != n_turns: return f"the answer to question {q} has {len(t)} turn(s) where its benchmark asks for {n_turns}"
+    return None
 
 # %% ../nbs/00_data.ipynb #22c38c65
 def new_answer_id() -> str:

@@ -12,7 +12,7 @@ from fastcore.foundation import L
 from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
-                          load_questions, load_reference_answers, load_judge_prompts)
+                          load_questions, load_reference_answers, load_judge_prompts, iter_jsonl, answer_problem)
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
 from .benchmark import MT_BENCH, get_benchmark
@@ -634,9 +634,14 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
 class AnswerIndex:
     "A model's answer file as a read-only mapping {question_id: Answer}: where each answer is, read from disk when asked for."
     def __init__(self, path, # a model_answer/{model_id}.jsonl file
+                 n_turns:dict|None=None, # {question_id: the turns its benchmark asks for} of the questions to judge: their records are checked
                 ):
         self.file, self.offsets = RecordFile(path, Answer), {}
-        for off, d in self.file.scan(): self.offsets[Answer.from_dict(d).key] = off # the last record of a question wins
+        lines = {}
+        for line, off, d in (iter_jsonl(self.file.path) if self.file.path.exists() else []): lines.setdefault(d.get('question_id'), []).append((line, off, d))
+        for qid, recs in lines.items():
+            if n_turns is None or qid in n_turns: _check_answers(self.file.path, recs, (n_turns or {}).get(qid))
+            self.offsets[qid] = recs[-1][1] # the last record of a question is the live one
     def __contains__(self, qid): return qid in self.offsets
     def __iter__(self): return iter(self.offsets)
     def __len__(self): return len(self.offsets)
@@ -646,8 +651,16 @@ class AnswerIndex:
         return a
 
 # %% ../nbs/04_judge.ipynb #39decb16
-def _load_answers(answer_dir, models, questions, baseline=None):
-    "{model: AnswerIndex}, checking that every model answered every question."
+def _check_answers(path, recs:list, n:int|None):
+    "Stop with one line naming `path`:line when the live answer (the last record) is not one a judge can read, or an earlier complete one differs from it."
+    line, _, d = recs[-1]
+    if (why := answer_problem(d, n)): raise MTBenchError(f"{path}:{line}: {why}; run mtbench answers again (it answers it again) or delete the line")
+    live = [c['turns'] for c in d['choices']]
+    other = next((l for l, _, e in recs[:-1] if answer_problem(e, n) is None and [c['turns'] for c in e['choices']] != live), None)
+    if other: raise MTBenchError(f"{path}:{line}: question {d['question_id']} is answered twice with different text (also line {other}); keep one of the two lines")
+
+def _load_answers(answer_dir, models, questions, baseline=None, bench=None):
+    "{model: AnswerIndex}, checking that every model answered every question, each answer in a shape the judge can read."
     res = {}
     for m in models:
         path = answer_dir/f'{m}.jsonl'
@@ -656,7 +669,7 @@ def _load_answers(answer_dir, models, questions, baseline=None):
                                                  f"answer file there (FastChat publishes gpt-3.5-turbo's) or pick another baseline")
             have = ', '.join(sorted(p.stem for p in answer_dir.glob('*.jsonl'))) or 'none'
             raise MTBenchError(f"{path} not found (answer files there: {have}); generate answers first or fix model_list")
-        res[m] = AnswerIndex(path)
+        res[m] = AnswerIndex(path, {q.question_id: len((bench or MT_BENCH).answered_turns(q)) for q in questions})
         missing = [q.question_id for q in questions if q.question_id not in res[m]]
         if missing: raise MTBenchError(f"{path} has no answers to questions {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
                                        f"finish answer generation first, or select questions with question_ids / categories")
@@ -773,7 +786,7 @@ def _plan(job:_Job, data_dir) -> _Job:
     "`job` planned: its tasks, its judgment file, those on disk, those to do, the price and the output estimate."
     j, spec = job.judging, job.spec
     base = j.baseline if j.mode == 'pairwise-baseline' else None
-    answers = _load_answers(job.out_dir/'model_answer', job.models + ([base] if base and base not in job.models else []), job.questions, base)
+    answers = _load_answers(job.out_dir/'model_answer', job.models + ([base] if base and base not in job.models else []), job.questions, base, job.bench)
     refs = job.bench.references(job.questions, data_dir, j.reference)
     job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, j.baseline, job.bench)
     if spec.rubric: job.tasks = _rubric_tasks(job.tasks, spec)
