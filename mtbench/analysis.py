@@ -16,7 +16,7 @@ from pathlib import Path
 from fastcore.basics import store_attr, patch
 from dataclasses import dataclass, fields
 from fastcore.script import Param
-from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, load_questions
+from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, iter_jsonl, load_questions
 from .benchmark import MT_BENCH, get_benchmark
 from .settings import Settings, Selection, RunSettings, legacy
 
@@ -30,12 +30,21 @@ def _common_row(r):
                 question_id=r['question_id'], turn=r.get('turn', 1), prompt_tokens=_num(u.get('prompt_tokens')),
                 completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
 
+# %% ../nbs/05_analysis.ipynb #9e916849
+def _check_score(r, where):
+    "A single judgment's score must be a number: -1 (no rating) or on its judge's scale (1-10, a rubric's 1-5)."
+    s, top = r['score'], int((r.get('score_scale') or [1, 10])[-1])
+    if not isinstance(s, (int, float)) or isinstance(s, bool) or math.isnan(s):
+        raise MTBenchError(f"{where}: score {s!r} is not a number; a judgment's score is a number (-1 when the judge gave none): fix or delete the line")
+    if s != -1 and not 0 <= s <= top: raise MTBenchError(f"{where}: score {s} is outside the judge's scale (1-{top}, or -1): fix or delete the line")
+
 # %% ../nbs/05_analysis.ipynb #0e294fcd
 def _judgment_row(r, kind, where):
     "One judgment line as a table row; a line without the fields of its kind is an error naming `where`."
     need = ['question_id', 'model', 'score'] if kind == 'single' else ['question_id', 'model_1', 'model_2', 'g1_winner', 'g2_winner']
     miss = [k for k in need if k not in r]
     if miss: raise MTBenchError(f"{where}: a {kind} judgment without {', '.join(miss)}; is this a FastChat judgment file?")
+    if kind == 'single': _check_score(r, where)
     row = _common_row(r)
     if kind == 'single':
         return {**row, 'model': r['model'], 'score': r['score'], 'error': 'error' in r or r.get('judgment') == '$ERROR$',
@@ -49,12 +58,14 @@ def read_judgments(path, # a judgment file, ours or FastChat's
                   ) -> tuple:
     "The judgment file at `path` as ('single'|'pair', a DataFrame with one row per line)."
     import pandas as pd
-    path, recs = Path(path), read_jsonl(path)
+    path = Path(path)
+    if path.is_dir(): raise MTBenchError(f"{path} is a folder; give a judgment file (a .jsonl), or the run folder as output_dir")
+    recs = read_jsonl(path)
     kinds = {'single' if 'score' in r else 'pair' if 'g1_winner' in r else '?' for r in recs}
     if '?' in kinds or len(kinds) > 1:
         raise MTBenchError(f"{path}: not a FastChat judgment file (its lines need 'score', or 'g1_winner' and 'g2_winner', and not both kinds)")
     kind = kinds.pop() if kinds else 'pair' if path.stem.endswith('_pair') else 'single'
-    df = pd.DataFrame([_judgment_row(r, kind, f"{path}, record {i}") for i, r in enumerate(recs, 1)])
+    df = pd.DataFrame([_judgment_row(r, kind, f"{path}:{line}") for line, _, r in iter_jsonl(path)])
     return kind, df.assign(file=str(path)) if len(df) else df
 
 # %% ../nbs/05_analysis.ipynb #1f002cc1
