@@ -14,6 +14,7 @@ from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts, iter_jsonl, answer_problem)
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
+from .runfolder import writable
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
 from .benchmark import MT_BENCH, get_benchmark
 
@@ -694,8 +695,9 @@ class _Done:
 def _judgment_index(out:RecordFile) -> dict:
     "{key: _Done} of the judgments in `out`, read one line at a time (the last record of a key wins)."
     idx = {}
-    for _, d in out.scan():
-        r = out.cls.from_dict(d)
+    for line, _, d in (iter_jsonl(out.path) if out.path.exists() else []):
+        try: r = out.cls.from_dict(d)
+        except (TypeError, KeyError) as e: raise MTBenchError(f"{out.path}:{line}: not a judgment record of its kind ({e}); fix or delete the line") from None
         ups, texts = ([r.g1_user_prompt, r.g2_user_prompt], [r.g1_judgment, r.g2_judgment]) if out.cls is PairJudgment else ([r.user_prompt], [r.judgment])
         failed = 'error' in r.extra
         idx[r.key] = _Done(_digest(ups), not failed and ERROR_OUTPUT not in texts, failed, r.judge[0], len(ups),
@@ -792,6 +794,7 @@ def _plan(job:_Job, data_dir) -> _Job:
     if spec.rubric: job.tasks = _rubric_tasks(job.tasks, spec)
     single = j.mode == 'single'
     job.out = RecordFile(job.out_dir/'model_judgment'/f"{judge_file_name(spec.name)}_{'single' if single else 'pair'}.jsonl", Judgment if single else PairJudgment)
+    writable(job.out.path) # before the first paid call, not after it
     job.done = _judgment_index(job.out)
     job.todo = [t for t in job.tasks if not _is_done(job.done.get(t.key(spec.name)), t)]
     job.price = (0.0, 0.0) if spec.local else tuple(j.judge_price) if j.judge_price else lookup(PRICES, spec.model)

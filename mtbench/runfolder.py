@@ -10,7 +10,7 @@ from fastcore.basics import patch
 from .data import MTBenchError, StorageError, log, hold_folder, storage_error
 
 # %% auto #0
-__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'library_versions', 'RunLoop']
+__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'writable', 'library_versions', 'RunLoop']
 
 # %% ../nbs/00b_runfolder.ipynb #23508fa5
 def file_stem(name:str, # a model or judge name
@@ -73,6 +73,17 @@ def redacted(o, # JSON-like data: dicts, lists, strings, numbers
     if isinstance(o, dict): return {k: redacted(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)): return [redacted(v) for v in o]
     return redact_url(o) if isinstance(o, str) and '://' in o else o
+
+# %% ../nbs/00b_runfolder.ipynb #3739df49
+def writable(path:str|Path, # a file a run will append to
+            ):
+    "Stop with one line when `path` cannot be appended to: a file where its folder should be, a folder where it should be, no permission, no room."
+    path = Path(path)
+    for p in [path.parent, *path.parent.parents]:
+        if p.exists() and not p.is_dir(): raise MTBenchError(f"{p} is a file where a folder is needed for {path.name}: move it away, or use another output folder")
+    if path.is_dir(): raise MTBenchError(f"{path} is a folder where a file is needed: move it away, or use another output folder")
+    try: path.parent.mkdir(parents=True, exist_ok=True); open(path, 'a').close()
+    except OSError as e: raise storage_error(e, path) from None
 
 # %% ../nbs/00b_runfolder.ipynb #5255afe3
 VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
