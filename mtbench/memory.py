@@ -10,13 +10,14 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
+from .settings import Generation, SettingError, legacy
 
 # %% auto #0
 __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'RUNTIME_GB',
            'ACT_FACTOR', 'BF16_CAPABILITY', 'to_gb', 'cpu_memory', 'torch_cuda', 'gpu_memory', 'memory_snapshot',
            'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params',
            'norm_dtype', 'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device',
-           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
+           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'positional', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -366,51 +367,73 @@ def _candidates(device, dtype, quantization):
     "(dtype, quantization) pairs to try, best first."
     on_cuda = device.startswith('cuda')
     if quantization in ('8bit', '4bit') and not on_cuda:
-        raise MTBenchError(f"{quantization} quantization needs a CUDA GPU (bitsandbytes) and the device is {device}; "
-                           f"use --quantization none (or auto), or run on a GPU")
+        raise SettingError('quantization', quantization, f"{quantization} quantization needs a CUDA GPU (bitsandbytes) and the device is {device}; "
+                           f"use none (or auto), or run on a GPU")
     dt = dtype or best_dtype(device)
     if quantization in ('8bit', '4bit'): return [(dt, quantization)]
     if quantization == 'none': return [(dt, 'none')]
     if on_cuda: return [(dt, q) for q in ('none', '8bit', '4bit')]
     return [(dt, 'none')] + ([('bfloat16', 'none')] if dtype is None and dt == 'float32' else [])
 
+# %% ../nbs/01_memory.ipynb #b7aeb14f
+def positional(gen, # a `Generation`, or the first of a call's old positional settings
+               args:tuple, # the old positional settings after it
+               names:list, # their names, in the old order
+               kw:dict, # the old keyword settings: the positional ones are added
+              ):
+    "A call from before `Generation`: its positional settings moved into `kw`; returns the `Generation` given, or None."
+    if gen is not None and not isinstance(gen, Generation): gen, args = None, (gen, *args)
+    if len(args) > len(names): raise TypeError(f"{len(args)} positional settings; at most {len(names)}: {', '.join(names)}")
+    kw.update(zip(names, args))
+    return gen
+
+# %% ../nbs/01_memory.ipynb #dd7e207b
+def _budget(device, memory_limit):
+    "GB the model may use: `memory_limit`, else what is free on `device` plus the runtime (up already, so not in what is free)."
+    if memory_limit is not None: return memory_limit
+    free = device_free_gb(device)
+    if free is None: raise SettingError('memory_limit', None, f"cannot read the free memory of {device}; give the GB the model may use")
+    return free + runtime_gb(device)
+
+def _largest(fits, # fits(b): whether a batch of b fits
+             hi:int, # the largest batch to try
+            ) -> int|None:
+    "The largest batch from 1 to `hi` that fits (the estimate grows with the batch); None if not even 1 does."
+    if not fits(1): return None
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1)//2
+        if fits(mid): lo = mid
+        else: hi = mid - 1
+    return lo
+
+# %% ../nbs/01_memory.ipynb #20904b51
 def plan_memory(arch:Arch, # the model's figures
                 device:str|None=None, # cuda, cuda:N, mps or cpu (default: the best there is)
-                memory_limit:float|None=None, # GB the model may use (default: free memory on the device)
-                dtype:str|None=None, # force a compute dtype (default: the best for the device)
-                quantization:str='auto', # auto, none, 8bit or 4bit
-                batch_size:int|None=None, # check this batch instead of finding the largest
+                gen:Generation|None=None, # memory_limit, dtype, quantization, batch_size (a number: check it, auto: find the largest) and max_new_tokens
+                *args, # deprecated: the old positional memory_limit, dtype, quantization, batch_size
                 prompt_tokens:int=1024, # longest prompt
-                max_new_tokens:int=1024, # new tokens per sequence
                 max_batch:int=64, # never plan a larger batch
                 headroom:float=0.9, # fraction of the budget the estimate may fill
+                **kw, # deprecated: the old keyword settings (memory_limit=, dtype=, quantization=, batch_size=, max_new_tokens=)
                ) -> MemoryPlan:
-    "The best precision and largest batch for `arch` within `memory_limit` GB on `device`."
+    "The best precision and largest batch for `arch` within `gen.memory_limit` GB on `device`."
+    gen = legacy(Generation, positional(gen, args, ['memory_limit', 'dtype', 'quantization', 'batch_size'], kw), kw, 'plan_memory')
     device = device or default_device()
-    dtype, quantization = norm_dtype(dtype), norm_quantization(quantization)
-    if memory_limit is None:
-        free = device_free_gb(device)
-        if free is None: raise MTBenchError(f"cannot read the free memory of {device}; pass --memory-limit GB")
-        memory_limit = free + runtime_gb(device) # the runtime is up already: not in `free`, but in the estimate
-    usable = memory_limit*headroom
-    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, max_new_tokens, device)
+    dtype, quantization = norm_dtype(gen.dtype), norm_quantization(gen.quantization)
+    batch = None if gen.batch_size in (None, 'auto', '') else int(gen.batch_size)
+    limit = _budget(device, gen.memory_limit)
+    usable = limit*headroom
+    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, gen.new_tokens(1024), device)
     dt0, why = dtype_choice(device, dtype)
     plan = lambda dt, *a: MemoryPlan(device, dt, *a, dtype_reason=why if dt == dt0 else f"{dt0} does not fit ({why})")
     tried = []
     for dt, q in _candidates(device, dtype, quantization):
-        if batch_size is not None:
-            e = est(dt, q, batch_size)
-            if e.total_gb <= usable: return plan(dt, q, batch_size, memory_limit, round(usable, 3), e, True, _why(tried))
-        elif est(dt, q, 1).total_gb <= usable:
-            lo, hi = 1, max_batch # largest b with est(b) <= usable: the estimate grows with b
-            while lo < hi:
-                mid = (lo + hi + 1)//2
-                if est(dt, q, mid).total_gb <= usable: lo = mid
-                else: hi = mid - 1
-            return plan(dt, q, lo, memory_limit, round(usable, 3), est(dt, q, lo), True, _why(tried))
-        tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch_size or 1).total_gb:.2f} GB")
+        b = batch or _largest(lambda b: est(dt, q, b).total_gb <= usable, max_batch)
+        if b is not None and est(dt, q, b).total_gb <= usable: return plan(dt, q, b, limit, round(usable, 3), est(dt, q, b), True, _why(tried))
+        tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch or 1).total_gb:.2f} GB")
     dt, q = _candidates(device, dtype, quantization)[-1]
-    return plan(dt, q, batch_size or 1, memory_limit, round(usable, 3), est(dt, q, batch_size or 1), False,
-                f"nothing fits: {'; '.join(tried)} (batch {batch_size or 1}) and {usable:.2f} GB is usable")
+    return plan(dt, q, batch or 1, limit, round(usable, 3), est(dt, q, batch or 1), False,
+                f"nothing fits: {'; '.join(tried)} (batch {batch or 1}) and {usable:.2f} GB is usable")
 
 def _why(tried): return f"{'; '.join(tried)}: too much" if tried else ''

@@ -11,6 +11,7 @@ from pathlib import Path
 from .data import MTBenchError, log, cache_dir, sha256_file
 from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
+from .settings import Generation, legacy
 
 # %% auto #0
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
@@ -400,41 +401,46 @@ def _load(src, revision, plan, attn_impl):
     return model, tok, loc, rev
 
 # %% ../nbs/02_models.ipynb #64a28072
+def _load_device(device:str|None) -> str:
+    "The device to load on (default: the best there is); a CUDA device where there is none is an error."
+    device = device or default_device()
+    if device == 'cpu' and keep_freed_memory(): log.debug('cpu: glibc keeps freed memory for reuse (MTBENCH_MALLOC=default turns this off)')
+    if device.startswith('cuda') and default_device() != 'cuda': raise MTBenchError(f"device {device}: no CUDA GPU is available here; use cpu")
+    return device
+
+def _ready(model, tok):
+    "Left padding, and a pad token for the tokenizer and the generation config."
+    tok.padding_side = 'left'
+    if tok.pad_token is None: tok.pad_token = tok.eos_token
+    if getattr(model, 'generation_config', None) is not None and model.generation_config.pad_token_id is None:
+        model.generation_config.pad_token_id = tok.pad_token_id
+
+# %% ../nbs/02_models.ipynb #84bbbf45
 def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf file or PEFT adapter folder
-               dtype:str|None=None, # compute dtype (default: bf16/fp16 on GPU, fp32 on CPU)
-               quantization:str='auto', # auto (only if needed to fit), none, 8bit or 4bit
-               memory_limit:float|None=None, # GB the model may use (default: free memory on the device)
-               attn:str|None=None, # attention implementation (default: flash_attention_2 where possible, else sdpa)
+               gen:Generation|None=None, # dtype, quantization, memory_limit, attn, batch_size (a number: check it; auto: plan the largest), max_new_tokens
                device:str|None=None, # cuda, cuda:N, mps or cpu (default: the best there is)
-               batch_size:int|None=None, # check this batch size instead of planning the largest
-               max_new_tokens:int=1024, # new tokens per answer, for the KV cache estimate
                prompt_tokens:int=1024, # longest prompt, for the KV cache estimate
                revision:str|None=None, # hub branch, tag or commit
                model_id:str|None=None, # name for model_answer/{model_id}.jsonl (default: from `name`)
                max_batch:int=64, # never plan a larger batch
+               **kw, # deprecated: the old keyword settings (dtype=, quantization=, memory_limit=, attn=, batch_size=, max_new_tokens=)
               ) -> LoadedModel:
     "Load model `name` with the best dtype, quantization and attention that fit the memory budget."
+    gen = legacy(Generation, gen, kw, 'load_model')
     src = resolve_model(name)
-    device = device or default_device()
-    if device == 'cpu' and keep_freed_memory(): log.debug('cpu: glibc keeps freed memory for reuse (MTBENCH_MALLOC=default turns this off)')
-    if device.startswith('cuda') and default_device() != 'cuda': raise MTBenchError(f"--device {device}: no CUDA GPU is available here; use --device cpu")
-    if batch_size in ('auto', ''): batch_size = None
-    plan = plan_memory(model_arch(src, revision), device, memory_limit, dtype, quantization, batch_size,
-                       prompt_tokens, max_new_tokens, max_batch)
+    device = _load_device(device)
+    plan = plan_memory(model_arch(src, revision), device, gen, prompt_tokens=prompt_tokens, max_batch=max_batch)
     if not plan.fits:
-        raise MTBenchError(f"{name} does not fit: {plan}; lower --batch-size or --max-new-tokens, raise --memory-limit, "
-                           f"try --quantization 4bit, or serve it elsewhere and pass --model-base-url")
+        raise MTBenchError(f"{name} does not fit: {plan}; lower batch_size or max_new_tokens, raise memory_limit, "
+                           f"try quantization 4bit, or serve it elsewhere and give its model_base_url")
     log.info(f"{name}: {plan}")
-    attn_impl = choose_attention(device, attn, plan.dtype)
+    attn_impl = choose_attention(device, gen.attn, plan.dtype)
     mon = MemoryMonitor()
     with mon.phase('load'):
         if src.kind == 'adapter': model, tok, loc, rev, base = _load_adapter(src, revision, plan, attn_impl)
         else: (model, tok, loc, rev), base = _load(src, revision, plan, attn_impl), None
         model.eval()
-    tok.padding_side = 'left'
-    if tok.pad_token is None: tok.pad_token = tok.eos_token
-    if getattr(model, 'generation_config', None) is not None and model.generation_config.pad_token_id is None:
-        model.generation_config.pad_token_id = tok.pad_token_id
+    _ready(model, tok)
     return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
                        src.location, rev, plan, base, loc if Path(loc).exists() else None, mon)
 
@@ -532,7 +538,7 @@ def models_cli(memory_limit:float|None=None, # also show the plan for a GPU with
         row = [s.name, s.hf_id + (' (gated)' if s.gated else ''), f'{s.params/1e9:.2f}B', s.layers,
                f'{s.kv_heads} x {s.head_dim}', s.context, *(f'{e:.2f}' for e in est)]
         if memory_limit:
-            p = plan_memory(s.arch, 'cuda', memory_limit, 'float16')
+            p = plan_memory(s.arch, 'cuda', Generation(memory_limit=memory_limit, dtype='float16'))
             row.append(f"{'fp16' if p.quantization == 'none' else p.quantization}, batch {p.batch_size}" if p.fits else 'does not fit')
         rows.append(row)
     print(_table(rows, header))
