@@ -143,9 +143,9 @@ def kv_bytes_per_token(arch:Arch # the model's figures
 ENGINE_HEADROOM = 0.9 # the fraction of the budget a plan may fill
 MAX_SLOTS = {'cpu': CPU_BATCH, 'gpu': 256} # the most sequences in flight
 
-def _vllm_utilization(memory_limit, total_gb) -> float:
+def _vllm_utilization(limit_gb, total_gb) -> float:
     "vLLM's --gpu-memory-utilization: the memory limit's share of the GPU, at most 0.9 (the default)."
-    return round(min(0.9, memory_limit/total_gb), 3) if memory_limit and total_gb else 0.9
+    return round(min(0.9, limit_gb/total_gb), 3) if limit_gb and total_gb else 0.9
 
 # %% ../nbs/03a_engines.ipynb #5a3437cf
 def plan_engine(engine:str, # llama.cpp or vllm

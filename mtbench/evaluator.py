@@ -211,7 +211,7 @@ def model_id(self:MTBenchEvaluator,
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
           ):
     "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
-    from mtbench.conversation import generate_answers
+    from mtbench.answers import generate_answers
     from mtbench.memory import free_memory
     t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
     try:
@@ -439,7 +439,7 @@ def _int_flag(v, flag):
 # %% ../nbs/06_evaluator.ipynb #fc5f9dc3
 COMMANDS = { # subcommand: (module:function, one-line summary)
     'run': ('mtbench.evaluator:run_cli', 'evaluate models end to end: answers, judgments, scores, plots and a report'),
-    'answers': ('mtbench.conversation:answers_cli', "generate a model's answers to every turn (resumable)"),
+    'answers': ('mtbench.answers:answers_cli', "generate a model's answers to every turn (resumable)"),
     'judge': ('mtbench.judge:judge_cli', 'grade answer files with an LLM judge, as FastChat does (resumable)'),
     'show': ('mtbench.analysis:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file'),
     'models': ('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit'),

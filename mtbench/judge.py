@@ -12,7 +12,7 @@ from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts)
-from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client
+from .backends import describe_error, run_sync # shared with the answer generator's endpoint client
 from .benchmark import MT_BENCH, get_benchmark
 
 # %% auto #0
@@ -529,7 +529,7 @@ def rating_probs(lm, # a `LoadedModel`
                 ) -> list:
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
-    from mtbench.conversation import chat_prompt, has_chat_template
+    from mtbench.backends import chat_prompt, has_chat_template
     tok = lm.tokenizer
     seqs = [tok(chat_prompt(tok, messages) + before + str(k) + close, add_special_tokens=not has_chat_template(tok))['input_ids']
             for k in range(1, 11)]
@@ -577,7 +577,7 @@ def local_rating_probs(lm, # a `LoadedModel`
 # %% ../nbs/04_judge.ipynb #fe00ee6d
 def _run_local(tasks, spec, out:RecordFile, progress=None):
     from mtbench.models import load_model
-    from mtbench.conversation import HFBackend
+    from mtbench.backends import HFBackend
     lm = load_model(spec.model, max_new_tokens=spec.params['max_new_tokens'], prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
     per_batch = max(1, backend.batch_size // 2) # judgments per batch: a pairwise one is two conversations

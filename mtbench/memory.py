@@ -388,9 +388,9 @@ def positional(gen, # a `Generation`, or the first of a call's old positional se
     return gen
 
 # %% ../nbs/01_memory.ipynb #dd7e207b
-def _budget(device, memory_limit):
-    "GB the model may use: `memory_limit`, else what is free on `device` plus the runtime (up already, so not in what is free)."
-    if memory_limit is not None: return memory_limit
+def _budget(device, limit_gb):
+    "GB the model may use: `limit_gb`, else what is free on `device` plus the runtime (up already, so not in what is free)."
+    if limit_gb is not None: return limit_gb
     free = device_free_gb(device)
     if free is None: raise SettingError('memory_limit', None, f"cannot read the free memory of {device}; give the GB the model may use")
     return free + runtime_gb(device)

@@ -482,7 +482,7 @@ def _prompt_info(backend, fmt, max_new_tokens) -> dict:
 # %% ../nbs/04c_mmlupro.ipynb #a075e4e3
 def _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, no_answer, progress, **kw) -> dict:
     "One model: its backend made, its answers asked and scored, its memory freed."
-    from mtbench.conversation import make_backend
+    from mtbench.backends import make_backend
     from mtbench.memory import free_memory
     longest = max(max(len(cot_prompt(i, shots)), len(api_prompt(i, shots))) for i in items)//3 + 64
     guess_fmt = fmt if fmt != 'auto' else 'chat' if kw.get('model_base_url') else 'plain' # the format, before the backend says
@@ -495,7 +495,6 @@ def _evaluate_model(model, items, shots, folder, fmt, max_new_tokens, no_answer,
     finally:
         if own: backend.close()
         free_memory()
-
 
 # %% ../nbs/04c_mmlupro.ipynb #2c59273d
 def evaluate_mmlupro(models:list, # registry names, Hugging Face ids or folders; with `model_base_url`, the served models' names

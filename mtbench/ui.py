@@ -15,7 +15,7 @@ from IPython.display import display
 from .data import CATEGORIES, MTBenchError, log
 from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
-from .conversation import batch_flag
+from .backends import batch_flag
 from .engines import installed_engines, install_hint
 from .analysis import format_cell, SPEED_COLS, COST_COLS, format_money, LOCAL_MARK
 from .evaluator import Progress
