@@ -40,20 +40,24 @@ class Backend:
 def close(self:Backend):
     "Free what the backend holds (a model it loaded, a server it started)."
 
+# %% ../nbs/03_backends.ipynb #4641a7f9
 @patch
 def reset_peaks(self:Backend):
     "Start measuring the peak memory afresh (before a wave of questions)."
 
+# %% ../nbs/03_backends.ipynb #9a48c244
 @patch
 def peak_memory_gb(self:Backend) -> float|None:
     "The peak memory since `reset_peaks`, in GB (None: not known, as for an endpoint)."
     return None
 
+# %% ../nbs/03_backends.ipynb #1cd10438
 @patch
 def info(self:Backend) -> dict:
     "What run.json records about the model."
     return {}
 
+# %% ../nbs/03_backends.ipynb #df4e35c9
 @patch
 def generation_fields(self:Backend) -> dict:
     "What an answer record's `generation` says about how it was made, besides the protocol's settings."
@@ -72,6 +76,7 @@ def has_chat_template(tokenizer # a transformers tokenizer
     "Whether `tokenizer` ships a chat template."
     return bool(getattr(tokenizer, 'chat_template', None))
 
+# %% ../nbs/03_backends.ipynb #ab14597b
 def chat_prompt(tokenizer, # the model's tokenizer
                 messages:list|str, # OpenAI-style messages: [{'role': 'user', 'content': ...}, ...]; a string: a raw prompt
                ) -> str:
@@ -90,6 +95,7 @@ def special_tokens(tokenizer, # a transformers tokenizer
     for v in (getattr(tokenizer, 'special_tokens_map', None) or {}).values(): toks.update(v if isinstance(v, list) else [v])
     return sorted((t for t in toks if t and t not in (THINK_OPEN, THINK_CLOSE)), key=len, reverse=True)
 
+# %% ../nbs/03_backends.ipynb #603f2011
 def postprocess(tokenizer, # the model's tokenizer
                 ids:list, # the generated token ids (no prompt)
                 stop_ids=(), # token ids that end the answer (end-of-turn, eos, padding)
@@ -126,6 +132,7 @@ class Completion:
     seconds: float = 0.0 # wall time attributable to this answer
     error: str|None = None # why there is no answer
 
+# %% ../nbs/03_backends.ipynb #e4dfaeeb
 def listify(x, # one value or a list of them
             n:int, # how many rows
            ) -> list:
@@ -139,6 +146,7 @@ def row_seed(seed:int, # the choice index
     "A generator seed for one row, from the choice index and the prompt."
     return int.from_bytes(hashlib.sha256(f'{seed}:{list(ids)}'.encode()).digest()[:7], 'little')
 
+# %% ../nbs/03_backends.ipynb #1cfa94e7
 class RowSampler:
     "A logits processor that samples each row at its own temperature (greedy rows untouched), with per-row generators."
     def __init__(self, temperatures:list, # one per row; rows below GREEDY_BELOW stay greedy
@@ -177,23 +185,27 @@ class _RowBudget:
         if self._t is None: self._t = torch.tensor(self.caps, device=input_ids.device)
         return (input_ids.shape[1] - self.start) >= self._t
 
+# %% ../nbs/03_backends.ipynb #54a03a80
 def _context_length(model) -> int|None:
     c = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
     return next((getattr(c, k) for k in ('max_position_embeddings', 'n_positions', 'n_ctx', 'seq_length')
                  if isinstance(getattr(c, k, None), int)), None)
 
+# %% ../nbs/03_backends.ipynb #a8bfb7a4
 def _stop_ids(model, tokenizer) -> set:
     ids = set()
     for v in (getattr(model.generation_config, 'eos_token_id', None), tokenizer.eos_token_id):
         if v is not None: ids.update(v if isinstance(v, (list, tuple)) else [v])
     return ids
 
+# %% ../nbs/03_backends.ipynb #69781dcc
 def _is_oom(e) -> bool:
     import torch
     if isinstance(e, (torch.OutOfMemoryError, MemoryError)): return True
     msg = str(e).lower()
     return isinstance(e, RuntimeError) and any(s in msg for s in ('out of memory', "can't allocate memory", 'not enough memory'))
 
+# %% ../nbs/03_backends.ipynb #0fd4440e
 def describe_error(e, # the exception a call raised
                   ) -> str:
     "A one-line description of a failed call (the judge uses it too), with anything key-like masked."
@@ -211,6 +223,7 @@ def auto_batch_size(lm # a `LoadedModel`
     if str(getattr(lm, 'device', 'cpu')).startswith('cpu'): return min(planned or CPU_BATCH, CPU_BATCH)
     return planned or GPU_BATCH
 
+# %% ../nbs/03_backends.ipynb #8974f812
 def batch_flag(batch_size, # a batch size: a number, "auto" or None
               ) -> int|str:
     "A batch size as the backends take it: auto, or a positive whole number (else an error naming the setting)."
@@ -246,6 +259,7 @@ def encode(self:HFBackend, messages:list|str, # chat messages, {'role', 'content
     "The prompt token ids for `messages` (a raw prompt gets the tokenizer's special tokens, as vLLM gives a text prompt)."
     return self.tok(chat_prompt(self.tok, messages), add_special_tokens=isinstance(messages, str) or not self.chat)['input_ids']
 
+# %% ../nbs/03_backends.ipynb #5f4ea0f7
 @patch
 def close(self:HFBackend):
     "Free the model (when this backend loaded it)."
@@ -259,6 +273,7 @@ def reset_peaks(self:HFBackend):
     from mtbench.memory import reset_peaks
     reset_peaks()
 
+# %% ../nbs/03_backends.ipynb #af845e58
 @patch
 def peak_memory_gb(self:HFBackend) -> float|None:
     "The device's peak since `reset_peaks`: GPU memory allocated on a GPU, the process's resident memory on a CPU."
@@ -273,6 +288,7 @@ def info(self:HFBackend) -> dict:
     "What run.json records about the loaded model."
     return self.lm.info()
 
+# %% ../nbs/03_backends.ipynb #bbac00fa
 @patch
 def generation_fields(self:HFBackend) -> dict:
     "The model's dtype, quantization and attention, and which template asked it."
@@ -351,6 +367,7 @@ def _rooms(self:HFBackend, prompts:list, max_new_tokens:int, res:list) -> list:
         else: todo.append((i, room))
     return sorted(todo, key=lambda o: len(prompts[o[0]]))
 
+# %% ../nbs/03_backends.ipynb #a018ae9f
 @patch
 def _out_of_memory(self:HFBackend, batch:list, oom:str, res:list) -> int:
     "After an out-of-memory error: a batch of one fails, a larger one halves the batch size; returns the rows done."
@@ -397,6 +414,7 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
     while todo: todo = todo[self._run_batch(todo[:self.batch_size], prompts, temps, seeds, res):]
     return res
 
+# %% ../nbs/03_backends.ipynb #3f5a1846
 @patch
 def _completion(self:HFBackend, row:list, seconds:float) -> Completion:
     end = next((j for j,t in enumerate(row) if t in self.stop_ids or t == self.pad_id), len(row))
@@ -443,6 +461,7 @@ def info(self:EndpointBackend) -> dict:
     "The endpoint and the model's name there."
     return {'base_url': self.base_url, 'model': self.model}
 
+# %% ../nbs/03_backends.ipynb #062495b3
 @patch
 def generation_fields(self:EndpointBackend) -> dict:
     "The endpoint and the model's name there."

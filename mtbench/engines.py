@@ -31,6 +31,7 @@ def _built_llama_server() -> Path:
     "Where tools/build_llama_cpp.sh puts llama-server by default."
     return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench/llama.cpp/build/bin/llama-server'
 
+# %% ../nbs/03a_engines.ipynb #c0323515
 def llama_server_path() -> str|None:
     "The `llama-server` binary: $MTBENCH_LLAMA_SERVER, else on PATH, else the one tools/build_llama_cpp.sh built; None if none (or 'off')."
     p = os.environ.get(LLAMA_SERVER_ENV)
@@ -42,12 +43,15 @@ def llama_server_path() -> str|None:
     b = _built_llama_server()
     return shutil.which('llama-server') or (str(b) if b.is_file() else None)
 
+# %% ../nbs/03a_engines.ipynb #3762ba0b
 def _have(*mods) -> bool: return all(importlib.util.find_spec(m) is not None for m in mods)
 
+# %% ../nbs/03a_engines.ipynb #cca0b095
 def has_llama_cpp_python() -> bool:
     "Whether llama-cpp-python and its server's extras are installed."
     return _have('llama_cpp', 'uvicorn', 'fastapi', 'sse_starlette', 'starlette_context', 'pydantic_settings')
 
+# %% ../nbs/03a_engines.ipynb #276e7ee0
 def has_vllm() -> bool:
     "Whether vLLM is installed."
     return _have('vllm')
@@ -192,6 +196,7 @@ def llama_server_cmd(binary:str, # the llama-server executable
             '-np', str(plan.slots), '-c', str(plan.slots*plan.seq_tokens), '--no-kv-unified', '--cache-ram', '0',
             '-t', str(threads or llama_threads()), '-ngl', 'all' if gpu else '0', '--fit', 'off', '--no-webui']
 
+# %% ../nbs/03a_engines.ipynb #481756b0
 def llama_cpp_python_cmd(gguf:str, # the model file
                          port:int, # loopback port to listen on
                          plan:EnginePlan, # slots and context
@@ -203,6 +208,7 @@ def llama_cpp_python_cmd(gguf:str, # the model file
             '--model_alias', alias, '--n_ctx', str(plan.seq_tokens), '--n_threads', str(threads or llama_threads()),
             '--n_gpu_layers', '0' if plan.device.startswith('cpu') else '-1']
 
+# %% ../nbs/03a_engines.ipynb #e351626c
 def vllm_cmd(model:str, # a Hugging Face id or folder
              port:int, # loopback port to listen on
              plan:EnginePlan, # sequences, length and GPU memory utilisation
@@ -262,6 +268,7 @@ def start(self:EngineServer):
     log.info(f"{self.engine}: ready at {self.base_url} (pid {self.proc.pid})")
     return self
 
+# %% ../nbs/03a_engines.ipynb #38b1747f
 @patch
 def log_tail(self:EngineServer, n:int=1500 # characters from the end of the server's log
             ) -> str:
@@ -311,6 +318,7 @@ def _children(pid:int) -> list:
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except OSError: return []
 
+# %% ../nbs/03a_engines.ipynb #b968d4a6
 @patch
 def peak_memory_gb(self:EngineServer) -> float|None:
     "Peak resident memory of the server and its children so far, in GB (None where /proc cannot tell)."
@@ -340,6 +348,7 @@ def gguf_meta(gguf:str|Path # a .gguf model file
         (Path(d)/MARKER).write_text(json.dumps({'gguf': str(gguf), 'size': st.st_size}))
     return build_once(cache_dir()/'gguf-meta'/f'{gguf.stem}-{key}', build)
 
+# %% ../nbs/03a_engines.ipynb #c65b1cce
 def gguf_file_type(gguf:str|Path # a .gguf model file
                   ) -> str|None:
     "The GGUF file's weight type, e.g. 'Q4_1' (None if it does not say)."
@@ -387,6 +396,7 @@ def _clean(self:EngineBackend, text:str) -> str:
     for t in self.specials: text = text.replace(t, '')
     return text.strip()
 
+# %% ../nbs/03a_engines.ipynb #7e4c40fb
 @patch
 async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
     "One request: `messages` rendered and tokenized as the transformers backend does, to the completions route."
@@ -416,6 +426,7 @@ def engine_info(self:EngineBackend) -> dict:
     return {'engine': self.kind, **self.details, 'command': self.server.cmd, 'plan': asdict(self.plan),
             'slots': self.plan.slots, 'token_prompts': self.token_prompts}
 
+# %% ../nbs/03a_engines.ipynb #6132c501
 @patch
 def generation_fields(self:EngineBackend) -> dict:
     "The fields of a record's `generation` that the transformers backend fills from its model."
@@ -431,6 +442,7 @@ def _gen_top_p(location) -> float:
         return 1.0 if p is None else float(p)
     except Exception: return 1.0
 
+# %% ../nbs/03a_engines.ipynb #15b1d9ca
 def _llama_server_version(binary) -> str|None:
     try: r = subprocess.run([binary, '--version'], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired): return None
@@ -519,6 +531,7 @@ def llama_cpp_backend(model:str, # a .gguf file, or a registry name with one
     "llama.cpp's server for `model`, started and sized by the memory plan."
     return start_engine(model, gen.update(engine='llama.cpp'), model_id, prompt_tokens=prompt_tokens)
 
+# %% ../nbs/03a_engines.ipynb #785393e3
 @BACKENDS.register('vllm')
 def vllm_backend(model:str, # a Hugging Face id or folder
                  gen:Generation, # memory_limit, batch_size (sequences), num_gpus, dtype and max_new_tokens

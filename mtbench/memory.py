@@ -33,6 +33,7 @@ def _proc_status():
     except OSError: return None
     return {k: int(re.search(rf'{k}:\s+(\d+)', s).group(1))*1024 for k in ('VmRSS', 'VmHWM')}
 
+# %% ../nbs/01_memory.ipynb #bea2c163
 def _available_ram():
     "Bytes of RAM a new allocation can use: MemAvailable, capped by the cgroup limit."
     avail = None
@@ -49,6 +50,7 @@ def _available_ram():
         except (ValueError, OSError, AttributeError): pass
     return avail
 
+# %% ../nbs/01_memory.ipynb #45938794
 def cpu_memory() -> dict:
     "This process's resident memory and its peak (since start or the last `reset_peaks`), and the RAM still available, in GB."
     st = _proc_status()
@@ -67,6 +69,7 @@ def torch_cuda():
     except ImportError: return None
     return torch.cuda if torch.cuda.is_available() else None
 
+# %% ../nbs/01_memory.ipynb #bacddda6
 def gpu_memory(device:int|str|None=None, # CUDA device (default: the current one)
               ) -> dict|None:
     "Free/total memory of a CUDA device and this process's allocated/reserved/peak memory on it, in GB; None without one."
@@ -76,10 +79,12 @@ def gpu_memory(device:int|str|None=None, # CUDA device (default: the current one
     return {'free_gb': to_gb(free), 'total_gb': to_gb(total), 'allocated_gb': to_gb(cuda.memory_allocated(device)),
             'reserved_gb': to_gb(cuda.memory_reserved(device)), 'peak_allocated_gb': to_gb(cuda.max_memory_allocated(device))}
 
+# %% ../nbs/01_memory.ipynb #deb171d6
 def memory_snapshot() -> dict:
     "CPU and GPU memory right now."
     return {'cpu': cpu_memory(), 'gpu': gpu_memory()}
 
+# %% ../nbs/01_memory.ipynb #beea0ab5
 def reset_peaks():
     "Start new peak measurements: the CUDA allocator's peak and (on Linux) the process's RSS high-water mark."
     cuda = torch_cuda() if 'torch' in sys.modules else None
@@ -131,6 +136,7 @@ def free_memory() -> dict:
         torch.cuda.synchronize(); torch.cuda.empty_cache(); torch.cuda.ipc_collect()
     return memory_snapshot()
 
+# %% ../nbs/01_memory.ipynb #f8ff9f06
 def _drop(o):
     "Drop the tensors `o` holds: gradients of a module, an optimizer's state."
     if hasattr(o, 'parameters') and callable(o.parameters):
@@ -139,6 +145,7 @@ def _drop(o):
         except Exception: pass
     if hasattr(o, 'state') and isinstance(getattr(o, 'state'), dict) and hasattr(o, 'param_groups'): o.state.clear()
 
+# %% ../nbs/01_memory.ipynb #da0127c8
 def release(*objs # `LoadedModel`s, models, optimizers, or objects holding them
            ) -> dict:
     "Drop the model, tokenizer and optimizer that `objs` hold (a `LoadedModel`, a model, an optimizer), then `free_memory`."
@@ -194,6 +201,7 @@ def count_params(config # a transformers config of a causal LM
     with torch.device('meta'): m = AutoModelForCausalLM.from_config(config)
     return sum(p.numel() for p in m.parameters())
 
+# %% ../nbs/01_memory.ipynb #211e307c
 @patch(cls_method=True)
 def from_config(cls:Arch, config, # a transformers config, or a config.json dict with `model_type`
                 params:int|None=None, # the parameter count if known (else counted on the meta device)
@@ -224,6 +232,7 @@ def norm_dtype(dtype:str|None # a dtype name or alias (bf16, fp16, fp32, torch.f
     if d not in DTYPE_BYTES: raise MTBenchError(f"unknown dtype {dtype!r}; use one of auto, {', '.join(DTYPE_BYTES)} (or fp32, bf16, fp16)")
     return d
 
+# %% ../nbs/01_memory.ipynb #7e952797
 def norm_quantization(q:str|None # 'auto', 'none', '8bit', '4bit' or an alias
                      ) -> str:
     "'auto', 'none', '8bit' or '4bit' ('int8', 'nf4', None are accepted too)."
@@ -257,6 +266,7 @@ class MemoryEstimate:
     @property
     def total_gb(self) -> float: return round(self.weights_gb + self.kv_cache_gb + self.activations_gb + self.runtime_gb, 3)
 
+# %% ../nbs/01_memory.ipynb #09e8a0a2
 ACT_FACTOR = 16 # activation values per prompt token, in units of the hidden size
 
 def estimate_memory(arch:Arch, # the model's figures
@@ -287,6 +297,7 @@ def default_device() -> str:
     if getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
 
+# %% ../nbs/01_memory.ipynb #3bffe601
 def device_free_gb(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
                   ) -> float|None:
     "Memory free on `device` now, in GB (available RAM for 'cpu')."
@@ -328,6 +339,7 @@ def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
     if gpu[1] >= BF16_CAPABILITY: return 'bfloat16', f"the {cc} runs bf16 natively"
     return 'float16', f"the {cc} has no native bf16 (8.0 and up), only a slow emulation: fp16"
 
+# %% ../nbs/01_memory.ipynb #efee4b52
 def best_dtype(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
               ) -> str:
     "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; fp32 on a CPU."
@@ -395,6 +407,7 @@ def _budget(device, limit_gb):
     if free is None: raise SettingError('memory_limit', None, f"cannot read the free memory of {device}; give the GB the model may use")
     return free + runtime_gb(device)
 
+# %% ../nbs/01_memory.ipynb #9c181b69
 def _largest(fits, # fits(b): whether a batch of b fits
              hi:int, # the largest batch to try
             ) -> int|None:
@@ -436,4 +449,5 @@ def plan_memory(arch:Arch, # the model's figures
     return plan(dt, q, batch or 1, limit, round(usable, 3), est(dt, q, batch or 1), False,
                 f"nothing fits: {'; '.join(tried)} (batch {batch or 1}) and {usable:.2f} GB is usable")
 
+# %% ../nbs/01_memory.ipynb #cf2bd4b0
 def _why(tried): return f"{'; '.join(tried)}: too much" if tried else ''
