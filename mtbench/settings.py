@@ -248,7 +248,11 @@ def flag_params(obj) -> dict:
     out = {}
     for k, v in docments(obj, full=True, returns=False, eval_str=True).items():
         if k in GROUPS or k == 'endpoints': continue
-        p = v.anno if isinstance(v.anno, Param) else Param(v.docment, _base_type(v.anno))
+        anno = v.anno
+        if isinstance(anno, str): # a dataclass field's annotation is left a string (docments evaluates a function's only)
+            try: anno = eval(anno, globals())
+            except Exception: pass
+        p = anno if isinstance(anno, Param) else Param(v.docment, _base_type(anno))
         p.set_default(v.default); out[k] = p
     return out
 
