@@ -12,12 +12,14 @@ so a neighbour's load on a shared machine hits both alike.
 import argparse, os, platform, tempfile, time
 from mtbench.data import load_questions
 from mtbench.models import load_model
-from mtbench.conversation import generate_answers, auto_batch_size
+from mtbench.answers import generate_answers
+from mtbench.backends import auto_batch_size
+from mtbench.settings import Generation
 
 def run(lm, qs, batch_size, max_new_tokens):
     "Answer `qs` into a fresh folder; returns generate_answers' summary."
     with tempfile.TemporaryDirectory() as d:
-        return generate_answers(lm, qs, d, max_new_tokens=max_new_tokens, batch_size=batch_size, progress=False)
+        return generate_answers(lm, qs, d, Generation(max_new_tokens=max_new_tokens, batch_size=batch_size), progress=False)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -27,7 +29,7 @@ def main():
     p.add_argument('--batch-size', default='auto', help="the batched run's batch size (default: auto)")
     p.add_argument('--repeats', type=int, default=1, help='alternate the two runs this many times each')
     a = p.parse_args()
-    lm = load_model(a.model, max_new_tokens=a.max_new_tokens)
+    lm = load_model(a.model, Generation(max_new_tokens=a.max_new_tokens))
     qs = load_questions(max_questions=a.max_questions)
     bs = a.batch_size if a.batch_size == 'auto' else int(a.batch_size)
     import torch

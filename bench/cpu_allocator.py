@@ -15,10 +15,11 @@ import argparse, json, os, statistics, subprocess, sys
 CHILD = r'''
 import json, os, resource, sys, time
 from mtbench.models import load_model
-from mtbench.conversation import HFBackend
+from mtbench.backends import HFBackend
+from mtbench.settings import Generation
 from mtbench.data import load_questions
 batch, new, chars = map(int, sys.argv[1:4])
-lm = load_model('smollm2-135m', max_new_tokens=new, prompt_tokens=3072)
+lm = load_model('smollm2-135m', Generation(max_new_tokens=new), prompt_tokens=3072)
 b = HFBackend(lm, batch_size=batch)
 text = ' '.join(q.turns[0] for q in load_questions())[:chars]
 convs = [[{'role': 'user', 'content': f'{i}: ' + text}] for i in range(batch)]

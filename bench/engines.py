@@ -13,7 +13,8 @@ engines take turns, so a neighbour's load on a shared machine hits them alike.
 """
 import argparse, os, platform, tempfile, time
 from mtbench.data import load_questions
-from mtbench.conversation import generate_answers
+from mtbench.answers import generate_answers
+from mtbench.settings import Generation
 from mtbench import engines as E
 
 def engines_here(model:str) -> list:
@@ -32,7 +33,7 @@ def run(model, qs, engine, env, max_new_tokens):
     try:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
-            info = generate_answers(model, qs, d, engine=engine, max_new_tokens=max_new_tokens, progress=False)
+            info = generate_answers(model, qs, d, Generation(engine=engine, max_new_tokens=max_new_tokens), progress=False)
             return info, time.perf_counter() - t0
     finally:
         for k,v in old.items():

@@ -208,7 +208,9 @@ def measure(s):
     from mtbench.data import load_questions, category_temperature, MTBenchError
     from mtbench.memory import estimate_memory, runtime_gb
     from mtbench.models import load_model, model_arch
-    from mtbench.conversation import HFBackend, _prompt_tokens
+    from mtbench.settings import Generation
+    from mtbench.backends import HFBackend
+    from mtbench.answers import longest_prompt
     base = _status() # Python with torch, transformers and mtbench imported
     dev, cuda = s['device'], s['device'].startswith('cuda')
     rec = {'model': s['name'], 'device': dev, 'layers': s['layers'], 'attn_asked': s['attn'], 'phases': {}}
@@ -228,12 +230,12 @@ def measure(s):
         rec['phases'][name] = d
         log(f"  {s['name']} {name}: " + ', '.join(f'{k} {v}' for k, v in d.items()))
     all_qs = load_questions(s['data_dir'])
-    prompt_tokens = _prompt_tokens(all_qs, s['max_new_tokens']) # what `mtbench answers` plans a full run with
+    prompt_tokens = longest_prompt(all_qs, s['max_new_tokens']) # what `mtbench answers` plans a full run with
     t0 = time.perf_counter()
     try:
-        lm = load_model(s['folder'], dtype=s['dtype'], quantization=s['quantization'], memory_limit=s['cap_gb'],
-                        attn=s['attn'], device=dev, batch_size=s['batch_size'], max_new_tokens=s['max_new_tokens'],
-                        prompt_tokens=prompt_tokens, model_id=s['name'])
+        gen = Generation(dtype=s['dtype'], quantization=s['quantization'], memory_limit=s['cap_gb'], attn=s['attn'],
+                         batch_size='auto' if s['batch_size'] is None else s['batch_size'], max_new_tokens=s['max_new_tokens'])
+        lm = load_model(s['folder'], gen, device=dev, prompt_tokens=prompt_tokens, model_id=s['name'])
     except MTBenchError as e:
         rec['error'] = str(e); return rec
     phase('load', t0)

@@ -12,11 +12,10 @@ from fastcore.foundation import L
 from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions,
                           select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir,
                           check_question, question_records)
-from .conversation import own_history
 
 # %% auto #0
 __all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
-           'RESERVED_NAMES', 'MAX_YAML_DEPTH', 'MAX_YAML_CHARS', 'Benchmark', 'ordinal', 'turn_prompt',
+           'RESERVED_NAMES', 'MAX_YAML_DEPTH', 'MAX_YAML_CHARS', 'Benchmark', 'own_history', 'ordinal', 'turn_prompt',
            'criteria_prompt', 'MTBench', 'register', 'all_benchmarks', 'read_yaml', 'yaml_line', 'yaml_fields',
            'check_yaml_depth', 'expanded_size', 'Suite', 'load_suite', 'get_benchmark']
 
@@ -80,6 +79,16 @@ def data_files(self:Benchmark,
               ) -> dict:
     "The files a run reads, by name, for run.json to record with their sha256."
     return {}
+
+# %% ../nbs/03b_benchmark.ipynb #a9da3431
+def own_history(q:Question, # the question
+                answers:list|str|None=None, # the model's answers to the earlier turns
+               ) -> list:
+    "The conversation that asks the next turn of `q` after the model's own `answers` to the turns before (a string: the turn-1 answer)."
+    answers = [answers] if isinstance(answers, str) else list(answers or [])
+    m = []
+    for u, a in zip(q.turns, answers): m += [{'role': 'user', 'content': u}, {'role': 'assistant', 'content': a}]
+    return m + [{'role': 'user', 'content': q.turns[len(answers)]}]
 
 # %% ../nbs/03b_benchmark.ipynb #e113f0b1
 @patch

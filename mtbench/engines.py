@@ -10,16 +10,18 @@ from dataclasses import dataclass, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .memory import Arch, GB, default_device, device_free_gb, to_gb
+from .memory import Arch, GB, default_device, device_free_gb, to_gb, positional
 from .models import free_port
-from .conversation import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
-                           has_chat_template, strip_think, row_seed, special_tokens, describe_error, listify, run_sync)
+from .settings import BACKENDS, Generation, SettingError, legacy
+from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
+                              has_chat_template, strip_think, row_seed, special_tokens, describe_error, listify, run_sync)
 
 # %% auto #0
-__all__ = ['LLAMA_SERVER_ENV', 'ENGINE_CHOICES', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'PR_SET_PDEATHSIG', 'llama_server_path',
-           'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint', 'choose_engine', 'EnginePlan',
-           'kv_bytes_per_token', 'plan_engine', 'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd',
-           'EngineServer', 'gguf_meta', 'gguf_file_type', 'EngineBackend', 'start_engine', 'engine_judge_name',
+__all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
+           'ENGINE_CHOICES', 'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines',
+           'install_hint', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'llama_threads',
+           'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_file_type',
+           'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend', 'engine_judge_name',
            'judge_engine']
 
 # %% ../nbs/03a_engines.ipynb #3b3775e0
@@ -29,6 +31,7 @@ def _built_llama_server() -> Path:
     "Where tools/build_llama_cpp.sh puts llama-server by default."
     return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench/llama.cpp/build/bin/llama-server'
 
+# %% ../nbs/03a_engines.ipynb #c0323515
 def llama_server_path() -> str|None:
     "The `llama-server` binary: $MTBENCH_LLAMA_SERVER, else on PATH, else the one tools/build_llama_cpp.sh built; None if none (or 'off')."
     p = os.environ.get(LLAMA_SERVER_ENV)
@@ -40,12 +43,15 @@ def llama_server_path() -> str|None:
     b = _built_llama_server()
     return shutil.which('llama-server') or (str(b) if b.is_file() else None)
 
+# %% ../nbs/03a_engines.ipynb #3762ba0b
 def _have(*mods) -> bool: return all(importlib.util.find_spec(m) is not None for m in mods)
 
+# %% ../nbs/03a_engines.ipynb #cca0b095
 def has_llama_cpp_python() -> bool:
     "Whether llama-cpp-python and its server's extras are installed."
     return _have('llama_cpp', 'uvicorn', 'fastapi', 'sse_starlette', 'starlette_context', 'pydantic_settings')
 
+# %% ../nbs/03a_engines.ipynb #276e7ee0
 def has_vllm() -> bool:
     "Whether vLLM is installed."
     return _have('vllm')
@@ -59,8 +65,6 @@ def installed_engines() -> dict:
             'vllm': 'vllm serve' if has_vllm() else None}
 
 # %% ../nbs/03a_engines.ipynb #6b28d643
-ENGINE_CHOICES = ('transformers', 'llama.cpp', 'vllm', 'auto')
-
 def install_hint(engine:str, # llama.cpp or vllm
                 ) -> str:
     "What to install to get `engine`."
@@ -68,30 +72,37 @@ def install_hint(engine:str, # llama.cpp or vllm
     return ("build llama-server once with tools/build_llama_cpp.sh (or put llama.cpp's llama-server on PATH, or set "
             f"{LLAMA_SERVER_ENV}), or pip install 'llama-cpp-python[server]'")
 
+# %% ../nbs/03a_engines.ipynb #6033ee1e
+def _check_engine(engine:str, src, model:str, device:str):
+    "Raise `SettingError` when the named `engine` cannot run `src` on `device`."
+    if src.kind == 'adapter':
+        raise SettingError('engine', engine, f"{engine} does not load PEFT adapters ({src.location}); merge it into its base model "
+                           f"(peft's merge_and_unload, then save_pretrained) or use transformers")
+    if engine == 'llama.cpp' and src.kind != 'gguf':
+        raise SettingError('engine', engine, f"llama.cpp runs GGUF files and {model} is not one; pass a .gguf file (llama.cpp's "
+                           f"convert_hf_to_gguf.py converts a model folder), or use transformers or vllm")
+    if engine == 'vllm' and not device.startswith('cuda'): raise SettingError('engine', engine, f"vllm needs a CUDA GPU and the device is {device}; use auto")
+    if engine == 'vllm' and src.kind == 'gguf':
+        raise SettingError('engine', engine, f"vllm takes a Hugging Face model or folder, not the GGUF file {src.location}; use llama.cpp")
+
+# %% ../nbs/03a_engines.ipynb #d42532e0
 def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto
                   model:str, # a registry name, .gguf file, folder or Hugging Face id
                   device:str|None=None, # cpu, cuda, mps (default: the best there is)
                  ) -> tuple:
     "The engine that answers with `model` on `device`, and why."
     from mtbench.models import resolve_model
-    if engine not in ENGINE_CHOICES: raise MTBenchError(f"--engine {engine!r}: choose from {', '.join(ENGINE_CHOICES)}")
+    BACKENDS[engine] # a registered engine, else the error lists them
     if engine == 'transformers': return 'transformers', 'asked for'
     device = device or default_device()
     src = resolve_model(model)
     inst = installed_engines()
     if engine == 'auto': return _auto_engine(src, device, inst)
-    if src.kind == 'adapter':
-        raise MTBenchError(f"--engine {engine} does not load PEFT adapters ({src.location}); merge it into its base model "
-                           f"(peft's merge_and_unload, then save_pretrained) or use --engine transformers")
-    if engine == 'llama.cpp' and src.kind != 'gguf':
-        raise MTBenchError(f"--engine llama.cpp runs GGUF files and {model} is not one; pass a .gguf file (llama.cpp's "
-                           f"convert_hf_to_gguf.py converts a model folder), or use --engine transformers or vllm")
-    if engine == 'vllm':
-        if not device.startswith('cuda'): raise MTBenchError(f"--engine vllm needs a CUDA GPU and the device is {device}; use --engine auto")
-        if src.kind == 'gguf': raise MTBenchError(f"--engine vllm takes a Hugging Face model or folder, not the GGUF file {src.location}; use --engine llama.cpp")
-    if not inst[engine]: raise MTBenchError(f"--engine {engine}: {engine} is not installed; {install_hint(engine)}")
+    _check_engine(engine, src, model, device)
+    if not inst[engine]: raise SettingError('engine', engine, f"{engine} is not installed; {install_hint(engine)}")
     return engine, 'asked for'
 
+# %% ../nbs/03a_engines.ipynb #fc305b8b
 def _auto_engine(src, device, inst):
     if src.kind == 'adapter': return 'transformers', 'a PEFT adapter loads in transformers only'
     if src.kind == 'gguf' and inst['llama.cpp'] and inst['llama.cpp'] != 'llama-cpp-python':
@@ -132,31 +143,36 @@ def kv_bytes_per_token(arch:Arch # the model's figures
     "KV cache bytes one token takes at fp16."
     return 2*arch.layers*arch.kv_heads*arch.head_dim*KV_BYTES
 
+# %% ../nbs/03a_engines.ipynb #48216a37
+ENGINE_HEADROOM = 0.9 # the fraction of the budget a plan may fill
+MAX_SLOTS = {'cpu': CPU_BATCH, 'gpu': 256} # the most sequences in flight
+
+def _vllm_utilization(limit_gb, total_gb) -> float:
+    "vLLM's --gpu-memory-utilization: the memory limit's share of the GPU, at most 0.9 (the default)."
+    return round(min(0.9, limit_gb/total_gb), 3) if limit_gb and total_gb else 0.9
+
+# %% ../nbs/03a_engines.ipynb #5a3437cf
 def plan_engine(engine:str, # llama.cpp or vllm
                 arch:Arch, # the model's figures
                 weights_bytes:int, # the weights' size (a GGUF file's size; params x dtype bytes)
+                gen:Generation|None=None, # memory_limit (default: free memory), batch_size (slots; auto: the most that fit), max_new_tokens
                 device:str='cpu', # cpu or cuda
-                memory_limit:float|None=None, # GB (default: free memory on the device)
                 prompt_tokens:int=1024, # the longest prompt expected
-                max_new_tokens:int=1024, # new tokens per answer
-                batch_size:int|None=None, # slots asked for (default: the most that fit)
-                max_slots:int|None=None, # never more (default: 16 on a CPU, 256 on a GPU)
                 total_gb:float|None=None, # the GPU's whole memory (vLLM's utilization is a share of it)
-                headroom:float=0.9, # fraction of the budget the plan may fill
+                **kw, # deprecated: the old keyword settings (memory_limit=, batch_size=, max_new_tokens=)
                ) -> EnginePlan:
-    "Slots and context for `engine` serving `arch` within `memory_limit`."
-    seq = min(prompt_tokens + max_new_tokens, arch.context)
-    per_seq = kv_bytes_per_token(arch)*seq/GB
-    weights = weights_bytes/GB
-    limit = memory_limit if memory_limit is not None else device_free_gb(device)
-    max_slots = max_slots or (CPU_BATCH if device.startswith('cpu') else 256)
-    room = (limit*headroom - weights - ENGINE_OVERHEAD_GB) if limit else None
+    "Slots and context for `engine` serving `arch` within `gen.memory_limit`."
+    gen = legacy(Generation, gen, kw, 'plan_engine')
+    seq = min(prompt_tokens + gen.new_tokens(), arch.context)
+    per_seq, weights = kv_bytes_per_token(arch)*seq/GB, weights_bytes/GB
+    limit = gen.memory_limit if gen.memory_limit is not None else device_free_gb(device)
+    max_slots = MAX_SLOTS['cpu' if device.startswith('cpu') else 'gpu']
+    room = (limit*ENGINE_HEADROOM - weights - ENGINE_OVERHEAD_GB) if limit else None
     fit = max_slots if room is None else min(max_slots, int(room // per_seq)) if per_seq else max_slots
-    slots = batch_size or max(fit, 1)
+    slots = (None if gen.batch_size in (None, 'auto') else int(gen.batch_size)) or max(fit, 1)
     fits = room is None or slots*per_seq <= room
-    util = None
-    if engine == 'vllm': util = round(min(0.9, memory_limit/total_gb), 3) if memory_limit and total_gb else 0.9
-    why = '' if fits else (f"does not fit: weights {weights:.2f} GB + {slots} x {per_seq:.3f} GB of KV cache > {limit*headroom:.2f} GB usable")
+    util = _vllm_utilization(gen.memory_limit, total_gb) if engine == 'vllm' else None
+    why = '' if fits else (f"does not fit: weights {weights:.2f} GB + {slots} x {per_seq:.3f} GB of KV cache > {limit*ENGINE_HEADROOM:.2f} GB usable")
     return EnginePlan(engine, device, slots, seq, round(weights, 3), round(slots*per_seq, 3), limit, fits, util, why)
 
 # %% ../nbs/03a_engines.ipynb #0f3d6fd6
@@ -180,6 +196,7 @@ def llama_server_cmd(binary:str, # the llama-server executable
             '-np', str(plan.slots), '-c', str(plan.slots*plan.seq_tokens), '--no-kv-unified', '--cache-ram', '0',
             '-t', str(threads or llama_threads()), '-ngl', 'all' if gpu else '0', '--fit', 'off', '--no-webui']
 
+# %% ../nbs/03a_engines.ipynb #481756b0
 def llama_cpp_python_cmd(gguf:str, # the model file
                          port:int, # loopback port to listen on
                          plan:EnginePlan, # slots and context
@@ -191,6 +208,7 @@ def llama_cpp_python_cmd(gguf:str, # the model file
             '--model_alias', alias, '--n_ctx', str(plan.seq_tokens), '--n_threads', str(threads or llama_threads()),
             '--n_gpu_layers', '0' if plan.device.startswith('cpu') else '-1']
 
+# %% ../nbs/03a_engines.ipynb #e351626c
 def vllm_cmd(model:str, # a Hugging Face id or folder
              port:int, # loopback port to listen on
              plan:EnginePlan, # sequences, length and GPU memory utilisation
@@ -250,6 +268,7 @@ def start(self:EngineServer):
     log.info(f"{self.engine}: ready at {self.base_url} (pid {self.proc.pid})")
     return self
 
+# %% ../nbs/03a_engines.ipynb #38b1747f
 @patch
 def log_tail(self:EngineServer, n:int=1500 # characters from the end of the server's log
             ) -> str:
@@ -299,6 +318,7 @@ def _children(pid:int) -> list:
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except OSError: return []
 
+# %% ../nbs/03a_engines.ipynb #b968d4a6
 @patch
 def peak_memory_gb(self:EngineServer) -> float|None:
     "Peak resident memory of the server and its children so far, in GB (None where /proc cannot tell)."
@@ -328,6 +348,7 @@ def gguf_meta(gguf:str|Path # a .gguf model file
         (Path(d)/MARKER).write_text(json.dumps({'gguf': str(gguf), 'size': st.st_size}))
     return build_once(cache_dir()/'gguf-meta'/f'{gguf.stem}-{key}', build)
 
+# %% ../nbs/03a_engines.ipynb #c65b1cce
 def gguf_file_type(gguf:str|Path # a .gguf model file
                   ) -> str|None:
     "The GGUF file's weight type, e.g. 'Q4_1' (None if it does not say)."
@@ -345,16 +366,17 @@ class EngineBackend(EndpointBackend):
                  model_id:str, # the answer file's name, and the alias the server serves the model under
                  plan:EnginePlan, # slots (requests in flight) and context per sequence
                  token_prompts:bool=True, # send token ids (llama-server, vLLM); False: the rendered text (llama-cpp-python)
-                 sampling:dict|None=None, # extra sampling fields of this engine's API
-                 top_p:float=1.0, # the model's top-p (generation config), as the transformers backend uses it
+                 sampling:dict|None=None, # sampling fields of this engine's API; its top_p (the model's, as the transformers backend uses it) is sent as top-p
                  details:dict|None=None, # what run.json records about the engine
                  timeout:float=3600, # seconds per request
                 ):
         super().__init__(server.base_url, model_id, concurrency=plan.slots, timeout=timeout, max_retries=2, model_id=model_id)
-        self.kind, self.server, self.tok, self.plan, self.top_p = server.engine, server, tokenizer, plan, top_p
+        self.kind, self.server, self.tok, self.plan = server.engine, server, tokenizer, plan
+        sampling = dict(sampling or {})
+        self.top_p = sampling.pop('top_p', 1.0)
         self.chat = has_chat_template(tokenizer)
         self.stop_strings = [] if self.chat else PLAIN_STOP_STRINGS
-        self.token_prompts, self.sampling, self.details = token_prompts, sampling or {}, details or {}
+        self.token_prompts, self.sampling, self.details = token_prompts, sampling, details or {}
         self.specials = special_tokens(tokenizer)
         self.context = plan.seq_tokens # tokens a sequence may hold (the server may round it up: `_llama_cpp` reads it back)
     def __repr__(self): return f"EngineBackend({self.kind}, {self.model_id}, {self.plan.slots} slots x {self.plan.seq_tokens} tokens, {self.base_url})"
@@ -374,6 +396,7 @@ def _clean(self:EngineBackend, text:str) -> str:
     for t in self.specials: text = text.replace(t, '')
     return text.strip()
 
+# %% ../nbs/03a_engines.ipynb #7e4c40fb
 @patch
 async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
     "One request: `messages` rendered and tokenized as the transformers backend does, to the completions route."
@@ -403,6 +426,7 @@ def engine_info(self:EngineBackend) -> dict:
     return {'engine': self.kind, **self.details, 'command': self.server.cmd, 'plan': asdict(self.plan),
             'slots': self.plan.slots, 'token_prompts': self.token_prompts}
 
+# %% ../nbs/03a_engines.ipynb #6132c501
 @patch
 def generation_fields(self:EngineBackend) -> dict:
     "The fields of a record's `generation` that the transformers backend fills from its model."
@@ -418,88 +442,116 @@ def _gen_top_p(location) -> float:
         return 1.0 if p is None else float(p)
     except Exception: return 1.0
 
+# %% ../nbs/03a_engines.ipynb #15b1d9ca
 def _llama_server_version(binary) -> str|None:
     try: r = subprocess.run([binary, '--version'], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired): return None
     return next((l.strip() for l in (r.stdout + r.stderr).splitlines() if l.startswith('version')), None)
 
 # %% ../nbs/03a_engines.ipynb #59679f97
-def _llama_cpp(src, model_id, plan_args, threads, timeout):
-    from transformers import AutoTokenizer, AutoConfig
-    gguf = src.location
-    meta = gguf_meta(gguf)
-    arch = src.spec.arch if src.spec else Arch.from_config(AutoConfig.from_pretrained(meta))
-    binary = llama_server_path()
-    plan = plan_engine('llama.cpp', arch, Path(gguf).stat().st_size, **{**plan_args, **({} if binary else {'batch_size': 1})})
-    if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower --max-new-tokens or --batch-size, or raise --memory-limit")
-    port = free_port()
-    ft = gguf_file_type(gguf)
-    details = {'gguf': str(gguf), 'dtype': ft, 'quantization': 'gguf', 'attn': None}
-    sampling = {'top_k': 50, 'min_p': 0.0, 'repeat_penalty': 1.0}
+def _llama_cpp_server(gguf, plan:EnginePlan, model_id:str, threads, timeout) -> tuple:
+    "llama-server for `gguf` (else llama-cpp-python's server), not started yet, and what run.json records about it."
+    binary, port = llama_server_path(), free_port()
+    details = {'gguf': str(gguf), 'dtype': gguf_file_type(gguf), 'quantization': 'gguf', 'attn': None}
     if binary:
         server = EngineServer('llama.cpp', llama_server_cmd(binary, gguf, port, plan, model_id, threads), port, '/health', timeout)
-        details.update(server='llama-server', version=_llama_server_version(binary))
-    else:
-        server = EngineServer('llama.cpp', llama_cpp_python_cmd(gguf, port, plan, model_id, threads), port, '/v1/models', timeout)
-        from importlib.metadata import version
-        details.update(server='llama-cpp-python', version=version('llama-cpp-python'))
+        return server, {**details, 'server': 'llama-server', 'version': _llama_server_version(binary)}
+    from importlib.metadata import version
+    server = EngineServer('llama.cpp', llama_cpp_python_cmd(gguf, port, plan, model_id, threads), port, '/v1/models', timeout)
+    return server, {**details, 'server': 'llama-cpp-python', 'version': version('llama-cpp-python')}
+
+# %% ../nbs/03a_engines.ipynb #b14148d9
+def _llama_cpp(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, threads, timeout):
+    from transformers import AutoTokenizer, AutoConfig
+    gguf, meta, binary = src.location, gguf_meta(src.location), llama_server_path()
+    arch = src.spec.arch if src.spec else Arch.from_config(AutoConfig.from_pretrained(meta))
+    plan = plan_engine('llama.cpp', arch, Path(gguf).stat().st_size, gen if binary else gen.update(batch_size=1), device, prompt_tokens)
+    if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower max_new_tokens or batch_size, or raise memory_limit")
+    server, details = _llama_cpp_server(gguf, plan, model_id, threads, timeout)
     tok = AutoTokenizer.from_pretrained(meta)
     server.start()
-    be = EngineBackend(server, tok, model_id, plan, token_prompts=bool(binary), sampling=sampling, details=details)
+    be = EngineBackend(server, tok, model_id, plan, token_prompts=bool(binary), sampling={'top_k': 50, 'min_p': 0.0, 'repeat_penalty': 1.0},
+                       details=details)
     if binary: # llama.cpp rounds each slot's context up: use all of it
         try: be.context = max(plan.seq_tokens, json.loads(urllib.request.urlopen(f'{server.root}/slots', timeout=30).read())[0]['n_ctx'])
         except (OSError, ValueError, KeyError, IndexError): pass
     return be
 
 # %% ../nbs/03a_engines.ipynb #f19cab2c
-def _vllm(src, model_id, plan_args, num_gpus, dtype, timeout):
+def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, timeout):
     from transformers import AutoTokenizer
     from mtbench.models import model_arch
     from mtbench.memory import DTYPE_BYTES, norm_dtype, best_dtype, torch_cuda
     arch = model_arch(src.location)
-    dt = norm_dtype(dtype) or best_dtype('cuda')
+    dt = norm_dtype(gen.dtype) or best_dtype('cuda')
     cuda = torch_cuda()
     total = to_gb(cuda.get_device_properties(0).total_memory) if cuda is not None else None
-    plan = plan_engine('vllm', arch, arch.params*DTYPE_BYTES[dt], total_gb=total, **plan_args)
-    if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower --max-new-tokens or --batch-size, raise --memory-limit or --num-gpus")
+    plan = plan_engine('vllm', arch, arch.params*DTYPE_BYTES[dt], gen, device, prompt_tokens, total_gb=total)
+    if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower max_new_tokens or batch_size, raise memory_limit or num_gpus")
     port = free_port()
-    server = EngineServer('vllm', vllm_cmd(src.location, port, plan, model_id, num_gpus, dtype), port, '/health', timeout)
+    server = EngineServer('vllm', vllm_cmd(src.location, port, plan, model_id, gen.num_gpus, gen.dtype), port, '/health', timeout)
     from importlib.metadata import version
-    details = {'server': 'vllm serve', 'version': version('vllm'), 'dtype': dt, 'quantization': 'none', 'attn': None, 'num_gpus': num_gpus}
+    details = {'server': 'vllm serve', 'version': version('vllm'), 'dtype': dt, 'quantization': 'none', 'attn': None, 'num_gpus': gen.num_gpus}
     tok = AutoTokenizer.from_pretrained(src.location)
     server.start()
-    return EngineBackend(server, tok, model_id, plan, sampling={'top_k': 50, 'min_p': 0.0}, top_p=_gen_top_p(src.location), details=details)
+    return EngineBackend(server, tok, model_id, plan, sampling={'top_k': 50, 'min_p': 0.0, 'top_p': _gen_top_p(src.location)}, details=details)
 
 # %% ../nbs/03a_engines.ipynb #48df39c1
 def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Face id
-                 engine:str='auto', # transformers, llama.cpp, vllm or auto
+                 gen:Generation|None=None, # engine (transformers, llama.cpp, vllm or auto), memory_limit, batch_size, num_gpus, dtype, max_new_tokens
                  model_id:str|None=None, # the answer file's name (default: from the model)
                  device:str|None=None, # cpu or cuda (default: the best there is)
-                 memory_limit:float|None=None, # GB the engine may use (default: the device's free memory)
-                 batch_size:int|str='auto', # sequences in flight, or auto (the memory plan)
-                 num_gpus:int=1, # vLLM's tensor parallel size
-                 dtype:str|None=None, # vLLM's compute dtype
                  prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
-                 max_new_tokens:int=1024, # new tokens per answer (sizes the plan)
                  threads:int|None=None, # llama.cpp's CPU threads (default: the idle cores, `llama_threads`)
                  timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
+                 **kw, # deprecated: the old keyword settings (engine=, memory_limit=, batch_size=, num_gpus=, dtype=, max_new_tokens=)
                 ) -> EngineBackend|None:
-    "Start the engine for `model` and return its backend; None when the engine is transformers (in-process)."
+    "Start the engine `gen.engine` for `model` and return its backend; None when the engine is transformers (in-process)."
     from mtbench.models import resolve_model, default_model_id
-    name, why = choose_engine(engine, model, device)
-    log.info(f"engine: {name} ({why})" if engine == 'auto' else f"engine: {name}")
+    gen = legacy(Generation, positional(gen, (), ['engine'], kw), kw, 'start_engine')
+    name, why = choose_engine(gen.engine, model, device)
+    log.info(f"engine: {name} ({why})" if gen.engine == 'auto' else f"engine: {name}")
     if name == 'transformers': return None
-    if num_gpus < 1: raise MTBenchError(f"--num-gpus {num_gpus}: use 1 or more")
+    if gen.num_gpus < 1: raise SettingError('num_gpus', gen.num_gpus, 'use 1 or more')
     src = resolve_model(model)
-    model_id = model_id or default_model_id(model, src)
-    device = device or default_device()
-    plan_args = dict(device=device, memory_limit=memory_limit, prompt_tokens=prompt_tokens, max_new_tokens=max_new_tokens,
-                     batch_size=None if batch_size in (None, 'auto') else int(batch_size))
-    if name == 'llama.cpp': be = _llama_cpp(src, model_id, plan_args, threads, timeout or 600)
-    else: be = _vllm(src, model_id, plan_args, num_gpus, dtype, timeout or 1800)
+    model_id, device = model_id or default_model_id(model, src), device or default_device()
+    if name == 'llama.cpp': be = _llama_cpp(src, model_id, gen, device, prompt_tokens, threads, timeout or 600)
+    else: be = _vllm(src, model_id, gen, device, prompt_tokens, timeout or 1800)
     be.details['chosen'] = why
     log.info(f"{name}: {be.plan}")
     return be
+
+# %% ../nbs/03a_engines.ipynb #769ad111
+@BACKENDS.register('llama.cpp')
+def llama_cpp_backend(model:str, # a .gguf file, or a registry name with one
+                      gen:Generation, # memory_limit, batch_size (slots) and max_new_tokens
+                      model_id:str|None=None, # the answer file's name (default: from the model)
+                      prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
+                     ) -> EngineBackend:
+    "llama.cpp's server for `model`, started and sized by the memory plan."
+    return start_engine(model, gen.update(engine='llama.cpp'), model_id, prompt_tokens=prompt_tokens)
+
+# %% ../nbs/03a_engines.ipynb #785393e3
+@BACKENDS.register('vllm')
+def vllm_backend(model:str, # a Hugging Face id or folder
+                 gen:Generation, # memory_limit, batch_size (sequences), num_gpus, dtype and max_new_tokens
+                 model_id:str|None=None, # the answer file's name (default: from the model)
+                 prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
+                ) -> EngineBackend:
+    "vLLM's server for `model` on CUDA GPUs, started and sized by the memory plan."
+    return start_engine(model, gen.update(engine='vllm'), model_id, prompt_tokens=prompt_tokens)
+
+# %% ../nbs/03a_engines.ipynb #a2444d9a
+@BACKENDS.register('auto')
+def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Face id
+                 gen:Generation, # the memory and generation settings
+                 model_id:str|None=None, # the answer file's name (default: from the model)
+                 prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
+                ) -> EngineBackend|None:
+    "The fastest engine installed for `model` on this device (`choose_engine`); None: the transformers backend."
+    return start_engine(model, gen.update(engine='auto'), model_id, prompt_tokens=prompt_tokens)
+
+ENGINE_CHOICES = tuple(BACKENDS) # the engines' names, as the registry has them
 
 # %% ../nbs/03a_engines.ipynb #721abcad
 def engine_judge_name(judge:str, # the judge's name
@@ -514,21 +566,22 @@ def engine_judge_name(judge:str, # the judge's name
     if name == 'transformers': return judge
     return f"{Path(model).stem if model.endswith('.gguf') else model.rstrip('/').split('/')[-1]}@{name}"
 
+# %% ../nbs/03a_engines.ipynb #7f6f7e40
 @contextlib.contextmanager
 def judge_engine(judge:str, # the judge's name: only `local:MODEL` judges run on an engine
-                 engine:str='transformers', # transformers (in-process: yields None), llama.cpp, vllm or auto
-                 memory_limit:float|None=None, # GB the engine may use
-                 num_gpus:int=1, # vLLM's tensor parallel size
-                 max_tokens:int=2048, # the judge's output limit (sizes the plan)
+                 gen:Generation|None=None, # engine (the judge's: transformers yields None), memory_limit, num_gpus, max_new_tokens (the judge's output limit, default 2048)
+                 *args, # deprecated: the old positional memory_limit, num_gpus, max_tokens after the engine
                  prompt_tokens:int=3072, # the longest judge prompt expected (sizes the plan)
+                 **kw, # deprecated: the old keyword settings (engine=, memory_limit=, num_gpus=, max_tokens=)
                 ):
-    "Serve local judge `judge` with `engine` while the block runs; yields its `EngineBackend`, or None to judge in-process."
-    be, name = None, engine_judge_name(judge, engine)
+    "Serve local judge `judge` with `gen.engine` while the block runs; yields its `EngineBackend`, or None to judge in-process."
+    if 'max_tokens' in kw: kw['max_new_tokens'] = kw.pop('max_tokens')
+    gen = legacy(Generation, positional(gen, args, ['engine', 'memory_limit', 'num_gpus', 'max_new_tokens'], kw), kw, 'judge_engine')
+    be, name = None, engine_judge_name(judge, gen.engine)
     if name != judge:
         model, eng = judge[len('local:'):], name.rsplit('@', 1)[1]
         log.info(f"judge {judge}: served by {eng}, judgments recorded as {name}")
-        be = start_engine(model, eng, model_id=name, memory_limit=memory_limit, num_gpus=num_gpus,
-                          prompt_tokens=prompt_tokens, max_new_tokens=max_tokens)
+        be = start_engine(model, gen.update(engine=eng, max_new_tokens=gen.new_tokens(2048)), model_id=name, prompt_tokens=prompt_tokens)
     try: yield be
     finally:
         if be is not None: be.close()

@@ -175,7 +175,7 @@ def model_id(self:MTBenchEvaluator,
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
           ):
     "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
-    from mtbench.conversation import generate_answers
+    from mtbench.answers import generate_answers
     from mtbench.memory import free_memory
     t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
     try:

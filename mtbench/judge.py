@@ -543,7 +543,7 @@ async def _run_api(job, # the judging job: its tasks to do, judge, record file, 
 # %% ../nbs/04_judge.ipynb #283126f7
 def _candidates(lm, messages, before, close):
     "The token ids of the ten candidates ('1' + close ... '10' + close after `before`), and how many tokens they all share."
-    from mtbench.conversation import chat_prompt, has_chat_template
+    from mtbench.backends import chat_prompt, has_chat_template
     tok = lm.tokenizer
     seqs = [tok(chat_prompt(tok, messages) + before + str(k) + close, add_special_tokens=not has_chat_template(tok))['input_ids']
             for k in range(1, 11)]
@@ -613,9 +613,8 @@ def _local_reply(lm, spec, task, msgs, c, n_in):
 # %% ../nbs/04_judge.ipynb #69f3471c
 def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=None):
     from mtbench.models import load_model
-    from mtbench.conversation import HFBackend
-    g = gen or Generation()
-    lm = load_model(spec.model, dtype=g.dtype, memory_limit=g.memory_limit, max_new_tokens=spec.params['max_new_tokens'], prompt_tokens=3072) # judge prompts run long
+    from mtbench.backends import HFBackend
+    lm = load_model(spec.model, (gen or Generation()).update(max_new_tokens=spec.params['max_new_tokens']), prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
     per_batch = max(1, backend.batch_size // 2) # judgments per batch: a pairwise one is two conversations
     log.info(f"local judge: {backend}")

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
+from .settings import Generation, SettingError, legacy
 
 # %% auto #0
 __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'RUNTIME_GB',
            'ACT_FACTOR', 'BF16_CAPABILITY', 'to_gb', 'cpu_memory', 'torch_cuda', 'gpu_memory', 'memory_snapshot',
            'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params',
            'norm_dtype', 'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device',
-           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
+           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'positional', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -32,6 +33,7 @@ def _proc_status():
     except OSError: return None
     return {k: int(re.search(rf'{k}:\s+(\d+)', s).group(1))*1024 for k in ('VmRSS', 'VmHWM')}
 
+# %% ../nbs/01_memory.ipynb #bea2c163
 def _available_ram():
     "Bytes of RAM a new allocation can use: MemAvailable, capped by the cgroup limit."
     avail = None
@@ -48,6 +50,7 @@ def _available_ram():
         except (ValueError, OSError, AttributeError): pass
     return avail
 
+# %% ../nbs/01_memory.ipynb #45938794
 def cpu_memory() -> dict:
     "This process's resident memory and its peak (since start or the last `reset_peaks`), and the RAM still available, in GB."
     st = _proc_status()
@@ -66,6 +69,7 @@ def torch_cuda():
     except ImportError: return None
     return torch.cuda if torch.cuda.is_available() else None
 
+# %% ../nbs/01_memory.ipynb #bacddda6
 def gpu_memory(device:int|str|None=None, # CUDA device (default: the current one)
               ) -> dict|None:
     "Free/total memory of a CUDA device and this process's allocated/reserved/peak memory on it, in GB; None without one."
@@ -75,10 +79,12 @@ def gpu_memory(device:int|str|None=None, # CUDA device (default: the current one
     return {'free_gb': to_gb(free), 'total_gb': to_gb(total), 'allocated_gb': to_gb(cuda.memory_allocated(device)),
             'reserved_gb': to_gb(cuda.memory_reserved(device)), 'peak_allocated_gb': to_gb(cuda.max_memory_allocated(device))}
 
+# %% ../nbs/01_memory.ipynb #deb171d6
 def memory_snapshot() -> dict:
     "CPU and GPU memory right now."
     return {'cpu': cpu_memory(), 'gpu': gpu_memory()}
 
+# %% ../nbs/01_memory.ipynb #beea0ab5
 def reset_peaks():
     "Start new peak measurements: the CUDA allocator's peak and (on Linux) the process's RSS high-water mark."
     cuda = torch_cuda() if 'torch' in sys.modules else None
@@ -130,6 +136,7 @@ def free_memory() -> dict:
         torch.cuda.synchronize(); torch.cuda.empty_cache(); torch.cuda.ipc_collect()
     return memory_snapshot()
 
+# %% ../nbs/01_memory.ipynb #f8ff9f06
 def _drop(o):
     "Drop the tensors `o` holds: gradients of a module, an optimizer's state."
     if hasattr(o, 'parameters') and callable(o.parameters):
@@ -138,6 +145,7 @@ def _drop(o):
         except Exception: pass
     if hasattr(o, 'state') and isinstance(getattr(o, 'state'), dict) and hasattr(o, 'param_groups'): o.state.clear()
 
+# %% ../nbs/01_memory.ipynb #da0127c8
 def release(*objs # `LoadedModel`s, models, optimizers, or objects holding them
            ) -> dict:
     "Drop the model, tokenizer and optimizer that `objs` hold (a `LoadedModel`, a model, an optimizer), then `free_memory`."
@@ -193,6 +201,7 @@ def count_params(config # a transformers config of a causal LM
     with torch.device('meta'): m = AutoModelForCausalLM.from_config(config)
     return sum(p.numel() for p in m.parameters())
 
+# %% ../nbs/01_memory.ipynb #211e307c
 @patch(cls_method=True)
 def from_config(cls:Arch, config, # a transformers config, or a config.json dict with `model_type`
                 params:int|None=None, # the parameter count if known (else counted on the meta device)
@@ -223,6 +232,7 @@ def norm_dtype(dtype:str|None # a dtype name or alias (bf16, fp16, fp32, torch.f
     if d not in DTYPE_BYTES: raise MTBenchError(f"unknown dtype {dtype!r}; use one of auto, {', '.join(DTYPE_BYTES)} (or fp32, bf16, fp16)")
     return d
 
+# %% ../nbs/01_memory.ipynb #7e952797
 def norm_quantization(q:str|None # 'auto', 'none', '8bit', '4bit' or an alias
                      ) -> str:
     "'auto', 'none', '8bit' or '4bit' ('int8', 'nf4', None are accepted too)."
@@ -256,6 +266,7 @@ class MemoryEstimate:
     @property
     def total_gb(self) -> float: return round(self.weights_gb + self.kv_cache_gb + self.activations_gb + self.runtime_gb, 3)
 
+# %% ../nbs/01_memory.ipynb #09e8a0a2
 ACT_FACTOR = 16 # activation values per prompt token, in units of the hidden size
 
 def estimate_memory(arch:Arch, # the model's figures
@@ -286,6 +297,7 @@ def default_device() -> str:
     if getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
 
+# %% ../nbs/01_memory.ipynb #3bffe601
 def device_free_gb(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
                   ) -> float|None:
     "Memory free on `device` now, in GB (available RAM for 'cpu')."
@@ -327,6 +339,7 @@ def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
     if gpu[1] >= BF16_CAPABILITY: return 'bfloat16', f"the {cc} runs bf16 natively"
     return 'float16', f"the {cc} has no native bf16 (8.0 and up), only a slow emulation: fp16"
 
+# %% ../nbs/01_memory.ipynb #efee4b52
 def best_dtype(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
               ) -> str:
     "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; fp32 on a CPU."
@@ -366,51 +379,75 @@ def _candidates(device, dtype, quantization):
     "(dtype, quantization) pairs to try, best first."
     on_cuda = device.startswith('cuda')
     if quantization in ('8bit', '4bit') and not on_cuda:
-        raise MTBenchError(f"{quantization} quantization needs a CUDA GPU (bitsandbytes) and the device is {device}; "
-                           f"use --quantization none (or auto), or run on a GPU")
+        raise SettingError('quantization', quantization, f"{quantization} quantization needs a CUDA GPU (bitsandbytes) and the device is {device}; "
+                           f"use none (or auto), or run on a GPU")
     dt = dtype or best_dtype(device)
     if quantization in ('8bit', '4bit'): return [(dt, quantization)]
     if quantization == 'none': return [(dt, 'none')]
     if on_cuda: return [(dt, q) for q in ('none', '8bit', '4bit')]
     return [(dt, 'none')] + ([('bfloat16', 'none')] if dtype is None and dt == 'float32' else [])
 
+# %% ../nbs/01_memory.ipynb #b7aeb14f
+def positional(gen, # a `Generation`, or the first of a call's old positional settings
+               args:tuple, # the old positional settings after it
+               names:list, # their names, in the old order
+               kw:dict, # the old keyword settings: the positional ones are added
+              ):
+    "A call from before `Generation`: its positional settings moved into `kw`; returns the `Generation` given, or None."
+    if gen is not None and not isinstance(gen, Generation): gen, args = None, (gen, *args)
+    if len(args) > len(names): raise TypeError(f"{len(args)} positional settings; at most {len(names)}: {', '.join(names)}")
+    kw.update(zip(names, args))
+    return gen
+
+# %% ../nbs/01_memory.ipynb #dd7e207b
+def _budget(device, limit_gb):
+    "GB the model may use: `limit_gb`, else what is free on `device` plus the runtime (up already, so not in what is free)."
+    if limit_gb is not None: return limit_gb
+    free = device_free_gb(device)
+    if free is None: raise SettingError('memory_limit', None, f"cannot read the free memory of {device}; give the GB the model may use")
+    return free + runtime_gb(device)
+
+# %% ../nbs/01_memory.ipynb #9c181b69
+def _largest(fits, # fits(b): whether a batch of b fits
+             hi:int, # the largest batch to try
+            ) -> int|None:
+    "The largest batch from 1 to `hi` that fits (the estimate grows with the batch); None if not even 1 does."
+    if not fits(1): return None
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1)//2
+        if fits(mid): lo = mid
+        else: hi = mid - 1
+    return lo
+
+# %% ../nbs/01_memory.ipynb #20904b51
 def plan_memory(arch:Arch, # the model's figures
                 device:str|None=None, # cuda, cuda:N, mps or cpu (default: the best there is)
-                memory_limit:float|None=None, # GB the model may use (default: free memory on the device)
-                dtype:str|None=None, # force a compute dtype (default: the best for the device)
-                quantization:str='auto', # auto, none, 8bit or 4bit
-                batch_size:int|None=None, # check this batch instead of finding the largest
+                gen:Generation|None=None, # memory_limit, dtype, quantization, batch_size (a number: check it, auto: find the largest) and max_new_tokens
+                *args, # deprecated: the old positional memory_limit, dtype, quantization, batch_size
                 prompt_tokens:int=1024, # longest prompt
-                max_new_tokens:int=1024, # new tokens per sequence
                 max_batch:int=64, # never plan a larger batch
                 headroom:float=0.9, # fraction of the budget the estimate may fill
+                **kw, # deprecated: the old keyword settings (memory_limit=, dtype=, quantization=, batch_size=, max_new_tokens=)
                ) -> MemoryPlan:
-    "The best precision and largest batch for `arch` within `memory_limit` GB on `device`."
+    "The best precision and largest batch for `arch` within `gen.memory_limit` GB on `device`."
+    gen = legacy(Generation, positional(gen, args, ['memory_limit', 'dtype', 'quantization', 'batch_size'], kw), kw, 'plan_memory')
     device = device or default_device()
-    dtype, quantization = norm_dtype(dtype), norm_quantization(quantization)
-    if memory_limit is None:
-        free = device_free_gb(device)
-        if free is None: raise MTBenchError(f"cannot read the free memory of {device}; pass --memory-limit GB")
-        memory_limit = free + runtime_gb(device) # the runtime is up already: not in `free`, but in the estimate
-    usable = memory_limit*headroom
-    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, max_new_tokens, device)
+    dtype, quantization = norm_dtype(gen.dtype), norm_quantization(gen.quantization)
+    batch = None if gen.batch_size in (None, 'auto', '') else int(gen.batch_size)
+    limit = _budget(device, gen.memory_limit)
+    usable = limit*headroom
+    est = lambda dt, q, b: estimate_memory(arch, dt, q, b, prompt_tokens, gen.new_tokens(1024), device)
     dt0, why = dtype_choice(device, dtype)
     plan = lambda dt, *a: MemoryPlan(device, dt, *a, dtype_reason=why if dt == dt0 else f"{dt0} does not fit ({why})")
     tried = []
     for dt, q in _candidates(device, dtype, quantization):
-        if batch_size is not None:
-            e = est(dt, q, batch_size)
-            if e.total_gb <= usable: return plan(dt, q, batch_size, memory_limit, round(usable, 3), e, True, _why(tried))
-        elif est(dt, q, 1).total_gb <= usable:
-            lo, hi = 1, max_batch # largest b with est(b) <= usable: the estimate grows with b
-            while lo < hi:
-                mid = (lo + hi + 1)//2
-                if est(dt, q, mid).total_gb <= usable: lo = mid
-                else: hi = mid - 1
-            return plan(dt, q, lo, memory_limit, round(usable, 3), est(dt, q, lo), True, _why(tried))
-        tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch_size or 1).total_gb:.2f} GB")
+        b = batch or _largest(lambda b: est(dt, q, b).total_gb <= usable, max_batch)
+        if b is not None and est(dt, q, b).total_gb <= usable: return plan(dt, q, b, limit, round(usable, 3), est(dt, q, b), True, _why(tried))
+        tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch or 1).total_gb:.2f} GB")
     dt, q = _candidates(device, dtype, quantization)[-1]
-    return plan(dt, q, batch_size or 1, memory_limit, round(usable, 3), est(dt, q, batch_size or 1), False,
-                f"nothing fits: {'; '.join(tried)} (batch {batch_size or 1}) and {usable:.2f} GB is usable")
+    return plan(dt, q, batch or 1, limit, round(usable, 3), est(dt, q, batch or 1), False,
+                f"nothing fits: {'; '.join(tried)} (batch {batch or 1}) and {usable:.2f} GB is usable")
 
+# %% ../nbs/01_memory.ipynb #cf2bd4b0
 def _why(tried): return f"{'; '.join(tried)}: too much" if tried else ''

@@ -11,6 +11,7 @@ from pathlib import Path
 from .data import MTBenchError, log, cache_dir, sha256_file
 from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
+from .settings import Generation, RunSettings, legacy
 
 # %% auto #0
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
@@ -90,12 +91,14 @@ class ModelSource:
     spec: ModelSpec|None = None # the registry entry, when there is one
     base: str|None = None # for an adapter: the base model's name, folder or hub id
 
+# %% ../nbs/02_models.ipynb #462fd97d
 _HF_ID = re.compile(r'^[A-Za-z0-9][\w.-]*/[\w.-]+$')
 
 def _unknown(name):
     return MTBenchError(f"unknown model {name!r}: not in the registry ({', '.join(MODELS)}), not an existing folder or "
                         f".gguf file, and not a Hugging Face id (org/name); `mtbench models` lists the registry")
 
+# %% ../nbs/02_models.ipynb #accd2eb1
 def resolve_model(name:str, # a registry name, a folder, a .gguf file or a Hugging Face id
                  ) -> ModelSource:
     "Where the weights of model `name` come from."
@@ -142,6 +145,7 @@ def _file_lock(path):
         try: yield
         finally: fcntl.flock(f, fcntl.LOCK_UN)
 
+# %% ../nbs/02_models.ipynb #e80bf65e
 def build_once(dest:Path, # the folder to create
                build, # build(tmp_folder) writes everything, the MARKER file last
               ) -> Path:
@@ -175,6 +179,7 @@ def _convert_gguf(gguf:Path, out:Path):
     model.save_pretrained(out); tok.save_pretrained(out)
     (out/MARKER).write_text(json.dumps({'gguf': str(gguf), 'sha256': sha256_file(gguf), 'transformers': transformers.__version__}))
 
+# %% ../nbs/02_models.ipynb #ee0ee876
 def _gguf_folder(gguf:str|Path, name:str|None=None) -> Path:
     "The cached transformers folder converted from `gguf` (converted on first use)."
     gguf = Path(gguf).resolve()
@@ -197,6 +202,7 @@ def _hub_error(hf_id, e, gated=False):
     return MTBenchError(f"could not get {hf_id} from the Hugging Face hub ({first[:200]}); check the id and your network, "
                         f"or pass a local folder")
 
+# %% ../nbs/02_models.ipynb #b67010f5
 def local_folder(name:str, # a registry name, folder, .gguf file or Hugging Face id
                  revision:str|None=None, # a hub branch, tag or commit
                 ) -> Path:
@@ -220,6 +226,7 @@ def _auto(cls, location, **kw):
         if Path(location).exists(): raise MTBenchError(f"could not load {location}: {str(e).splitlines()[0]}") from None
         raise _hub_error(location, e) from None
 
+# %% ../nbs/02_models.ipynb #ca21c95d
 def model_arch(name:str, # a registry name, folder, .gguf file or Hugging Face id
                revision:str|None=None, # a hub branch, tag or commit
               ) -> Arch:
@@ -237,11 +244,13 @@ def hf_token() -> str|None:
     from huggingface_hub import get_token
     return get_token()
 
+# %% ../nbs/02_models.ipynb #3dc219f8
 def hub_offline() -> bool:
     "Whether the Hugging Face hub is off limits (HF_HUB_OFFLINE)."
     from huggingface_hub import constants
     return bool(constants.HF_HUB_OFFLINE) or os.environ.get('HF_HUB_OFFLINE', '').upper() in ('1', 'ON', 'YES', 'TRUE')
 
+# %% ../nbs/02_models.ipynb #3a946476
 def in_hub_cache(hf_id:str # a Hugging Face model id, e.g. 'HuggingFaceTB/SmolLM2-135M-Instruct'
                 ) -> bool:
     "Whether the Hugging Face cache holds model `hf_id` (its config.json)."
@@ -284,6 +293,7 @@ def access_problem(name:str, # a registry name, Hugging Face id, folder or adapt
     if got == 'missing': return f"{label}: no such model on the Hugging Face hub (or a private one{'' if token else ': set HF_TOKEN'}); check the id"
     return None
 
+# %% ../nbs/02_models.ipynb #da728f87
 def check_models(names:list, # the models a run will load
                 ):
     "Raise one `MTBenchError` line naming every model in `names` that cannot be had, and what to do."
@@ -308,6 +318,7 @@ def flash_attention_status(device:str, # the device the model goes to
     if dtype == 'float32': return False, 'flash-attn needs fp16 or bf16 weights, not fp32'
     return True, f'flash-attn installed, GPU compute capability {cc[0]}.{cc[1]}'
 
+# %% ../nbs/02_models.ipynb #80162043
 def choose_attention(device:str, # the device the model goes to
                      attn:str|None=None, # 'auto'/None, or an implementation: flash_attention_2, sdpa, eager, ...
                      dtype:str|None=None, # the compute dtype
@@ -360,6 +371,7 @@ class LoadedModel:
                 'plan': self.plan.to_dict(), 'memory': self.monitor.phases,
                 'versions': {'torch': torch.__version__, 'transformers': transformers.__version__}}
 
+# %% ../nbs/02_models.ipynb #4944fa5e
 def default_model_id(name, # the model as given
                      src, # its `ModelSource`
                     ) -> str:
@@ -377,12 +389,14 @@ def _weights(src, revision):
         return str(folder), 'sha256:' + json.loads((folder/MARKER).read_text())['sha256']
     return src.location, revision
 
+# %% ../nbs/02_models.ipynb #bb4bc5e6
 def _snapshot_commit(hf_id, revision=None):
     "The commit of the cached snapshot of `hf_id` that was loaded (transformers 5 no longer records it)."
     from huggingface_hub import try_to_load_from_cache
     p = try_to_load_from_cache(hf_id, 'config.json', revision=revision)
     return Path(p).parent.name if isinstance(p, str) else None
 
+# %% ../nbs/02_models.ipynb #33d2d22b
 def _load(src, revision, plan, attn_impl):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -400,41 +414,47 @@ def _load(src, revision, plan, attn_impl):
     return model, tok, loc, rev
 
 # %% ../nbs/02_models.ipynb #64a28072
+def _load_device(device:str|None) -> str:
+    "The device to load on (default: the best there is); a CUDA device where there is none is an error."
+    device = device or default_device()
+    if device == 'cpu' and keep_freed_memory(): log.debug('cpu: glibc keeps freed memory for reuse (MTBENCH_MALLOC=default turns this off)')
+    if device.startswith('cuda') and default_device() != 'cuda': raise MTBenchError(f"device {device}: no CUDA GPU is available here; use cpu")
+    return device
+
+# %% ../nbs/02_models.ipynb #ce0ff95b
+def _ready(model, tok):
+    "Left padding, and a pad token for the tokenizer and the generation config."
+    tok.padding_side = 'left'
+    if tok.pad_token is None: tok.pad_token = tok.eos_token
+    if getattr(model, 'generation_config', None) is not None and model.generation_config.pad_token_id is None:
+        model.generation_config.pad_token_id = tok.pad_token_id
+
+# %% ../nbs/02_models.ipynb #84bbbf45
 def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf file or PEFT adapter folder
-               dtype:str|None=None, # compute dtype (default: bf16/fp16 on GPU, fp32 on CPU)
-               quantization:str='auto', # auto (only if needed to fit), none, 8bit or 4bit
-               memory_limit:float|None=None, # GB the model may use (default: free memory on the device)
-               attn:str|None=None, # attention implementation (default: flash_attention_2 where possible, else sdpa)
+               gen:Generation|None=None, # dtype, quantization, memory_limit, attn, batch_size (a number: check it; auto: plan the largest), max_new_tokens
                device:str|None=None, # cuda, cuda:N, mps or cpu (default: the best there is)
-               batch_size:int|None=None, # check this batch size instead of planning the largest
-               max_new_tokens:int=1024, # new tokens per answer, for the KV cache estimate
                prompt_tokens:int=1024, # longest prompt, for the KV cache estimate
                revision:str|None=None, # hub branch, tag or commit
                model_id:str|None=None, # name for model_answer/{model_id}.jsonl (default: from `name`)
                max_batch:int=64, # never plan a larger batch
+               **kw, # deprecated: the old keyword settings (dtype=, quantization=, memory_limit=, attn=, batch_size=, max_new_tokens=)
               ) -> LoadedModel:
     "Load model `name` with the best dtype, quantization and attention that fit the memory budget."
+    gen = legacy(Generation, gen, kw, 'load_model')
     src = resolve_model(name)
-    device = device or default_device()
-    if device == 'cpu' and keep_freed_memory(): log.debug('cpu: glibc keeps freed memory for reuse (MTBENCH_MALLOC=default turns this off)')
-    if device.startswith('cuda') and default_device() != 'cuda': raise MTBenchError(f"--device {device}: no CUDA GPU is available here; use --device cpu")
-    if batch_size in ('auto', ''): batch_size = None
-    plan = plan_memory(model_arch(src, revision), device, memory_limit, dtype, quantization, batch_size,
-                       prompt_tokens, max_new_tokens, max_batch)
+    device = _load_device(device)
+    plan = plan_memory(model_arch(src, revision), device, gen, prompt_tokens=prompt_tokens, max_batch=max_batch)
     if not plan.fits:
-        raise MTBenchError(f"{name} does not fit: {plan}; lower --batch-size or --max-new-tokens, raise --memory-limit, "
-                           f"try --quantization 4bit, or serve it elsewhere and pass --model-base-url")
+        raise MTBenchError(f"{name} does not fit: {plan}; lower batch_size or max_new_tokens, raise memory_limit, "
+                           f"try quantization 4bit, or serve it elsewhere and give its model_base_url")
     log.info(f"{name}: {plan}")
-    attn_impl = choose_attention(device, attn, plan.dtype)
+    attn_impl = choose_attention(device, gen.attn, plan.dtype)
     mon = MemoryMonitor()
     with mon.phase('load'):
         if src.kind == 'adapter': model, tok, loc, rev, base = _load_adapter(src, revision, plan, attn_impl)
         else: (model, tok, loc, rev), base = _load(src, revision, plan, attn_impl), None
         model.eval()
-    tok.padding_side = 'left'
-    if tok.pad_token is None: tok.pad_token = tok.eos_token
-    if getattr(model, 'generation_config', None) is not None and model.generation_config.pad_token_id is None:
-        model.generation_config.pad_token_id = tok.pad_token_id
+    _ready(model, tok)
     return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
                        src.location, rev, plan, base, loc if Path(loc).exists() else None, mon)
 
@@ -458,10 +478,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
+# %% ../nbs/02_models.ipynb #be42e3df
 def _post_json(url, data, timeout):
     req = urllib.request.Request(url, json.dumps(data).encode(), {'Content-Type': 'application/json'})
     with urllib.request.urlopen(req, timeout=timeout) as r: return json.loads(r.read())
 
+# %% ../nbs/02_models.ipynb #ef9b476c
 def _wait_ready(proc, base_url, model, timeout, logf):
     deadline, last = time.monotonic() + timeout, None
     while time.monotonic() < deadline:
@@ -476,6 +498,7 @@ def _wait_ready(proc, base_url, model, timeout, logf):
         time.sleep(0.5)
     raise MTBenchError(f"transformers serve at {base_url} did not answer within {timeout} s (last error: {last})")
 
+# %% ../nbs/02_models.ipynb #5843e578
 def _stop(proc):
     if proc.poll() is not None: return
     try: os.killpg(proc.pid, signal.SIGTERM)
@@ -520,22 +543,26 @@ def _table(rows, header):
     fmt = lambda r: '  '.join(str(c).ljust(w[i]) if i < 2 else str(c).rjust(w[i]) for i,c in enumerate(r)).rstrip()
     return '\n'.join([fmt(header), fmt(['-'*n for n in w]), *map(fmt, rows)])
 
-def models_cli(memory_limit:float|None=None, # also show the plan for a GPU with this many GB
+# %% ../nbs/02_models.ipynb #3364f00e
+def _model_row(s, limit_gb:float|None) -> list:
+    "A registry model's row: its figures, estimates at fp16, 8-bit and 4-bit, and with `limit_gb` the plan for a GPU that size."
+    est = [estimate_memory(s.arch, 'float16', q, device='cuda').total_gb for q in ('none', '8bit', '4bit')]
+    row = [s.name, s.hf_id + (' (gated)' if s.gated else ''), f'{s.params/1e9:.2f}B', s.layers,
+           f'{s.kv_heads} x {s.head_dim}', s.context, *(f'{e:.2f}' for e in est)]
+    if limit_gb:
+        p = plan_memory(s.arch, 'cuda', Generation(memory_limit=limit_gb, dtype='float16'))
+        row.append(f"{'fp16' if p.quantization == 'none' else p.quantization}, batch {p.batch_size}" if p.fits else 'does not fit')
+    return row
+
+# %% ../nbs/02_models.ipynb #ce9fdea3
+def models_cli(run:RunSettings|None=None, # the run's settings: with generation.memory_limit, also the plan for a GPU with that many GB
                notes:bool=False, # print each model's notes
               ):
     "List the registry with memory estimates at fp16, 8-bit and 4-bit."
+    limit = run.generation.memory_limit if run is not None else None
     header = ['name', 'hugging face id', 'params', 'layers', 'kv heads x dim', 'context', 'fp16 GB', '8-bit GB', '4-bit GB']
-    if memory_limit: header.append(f'plan for {memory_limit:g} GB')
-    rows = []
-    for s in MODELS.values():
-        est = [estimate_memory(s.arch, 'float16', q, device='cuda').total_gb for q in ('none', '8bit', '4bit')]
-        row = [s.name, s.hf_id + (' (gated)' if s.gated else ''), f'{s.params/1e9:.2f}B', s.layers,
-               f'{s.kv_heads} x {s.head_dim}', s.context, *(f'{e:.2f}' for e in est)]
-        if memory_limit:
-            p = plan_memory(s.arch, 'cuda', memory_limit, 'float16')
-            row.append(f"{'fp16' if p.quantization == 'none' else p.quantization}, batch {p.batch_size}" if p.fits else 'does not fit')
-        rows.append(row)
-    print(_table(rows, header))
+    if limit: header.append(f'plan for {limit:g} GB')
+    print(_table([_model_row(s, limit) for s in MODELS.values()], header))
     print("\nGB: weights + KV cache + activations for one sequence of 2048 tokens (1024 prompt + 1024 new), "
           "+ 1 GB for the CUDA context. "
           "Gated models: accept the licence on the model's page and set HF_TOKEN. Any Hugging Face id, "
