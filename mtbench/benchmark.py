@@ -48,6 +48,7 @@ def load(self:Benchmark,
     "Every question of the benchmark, checked."
     raise NotImplementedError
 
+# %% ../nbs/03b_benchmark.ipynb #f465626e
 @patch
 def category_order(self:Benchmark,
                    questions, # the questions (`Question`s)
@@ -55,6 +56,7 @@ def category_order(self:Benchmark,
     "The categories in table order: `categories`, else as they first come in `questions`."
     return list(self.categories or dict.fromkeys(q.category for q in questions))
 
+# %% ../nbs/03b_benchmark.ipynb #eeaff361
 @patch
 def questions(self:Benchmark, data_dir=None, # where its data lives (default: its download cache)
               categories:list|None=None, # keep only these categories
@@ -65,6 +67,7 @@ def questions(self:Benchmark, data_dir=None, # where its data lives (default: it
     qs = self.load(data_dir)
     return select_questions(qs, categories, question_ids, max_questions, self.category_order(qs), self.source)
 
+# %% ../nbs/03b_benchmark.ipynb #f5bec698
 @patch
 def ability(self:Benchmark,
             q, # the question
@@ -72,6 +75,7 @@ def ability(self:Benchmark,
     "The ability question `q` tests (the radar's axes): its `ability` field, else its category."
     return q.extra.get('ability') or q.category
 
+# %% ../nbs/03b_benchmark.ipynb #6de802b1
 @patch
 def data_files(self:Benchmark,
                data_dir=None, # where the benchmark's data lives (default: its download cache)
@@ -98,6 +102,7 @@ def temperature(self:Benchmark,
     "The sampling temperature for `q`: FastChat's by category (0.7 for a category it does not know)."
     return category_temperature(q.category)
 
+# %% ../nbs/03b_benchmark.ipynb #7ab6f8e8
 @patch
 def answered_turns(self:Benchmark,
                    q, # the question
@@ -105,6 +110,7 @@ def answered_turns(self:Benchmark,
     "The turns of `q` the model answers."
     return list(range(1, len(q.turns)+1))
 
+# %% ../nbs/03b_benchmark.ipynb #286c9f2c
 @patch
 def messages(self:Benchmark, q, # the question
              turn:int, # which turn to ask, from 1
@@ -113,6 +119,7 @@ def messages(self:Benchmark, q, # the question
     "The chat messages that ask turn `turn` of `q`: the turns before and the model's own answers to them."
     return own_history(q, list(answers)[:turn-1])
 
+# %% ../nbs/03b_benchmark.ipynb #04b25bfe
 @patch
 def question_digest(self:Benchmark,
                     q, # the question
@@ -128,6 +135,7 @@ def judged_turns(self:Benchmark,
     "The turns of `q` that are judged."
     return list(range(1, len(q.turns)+1))
 
+# %% ../nbs/03b_benchmark.ipynb #912d945a
 @patch
 def needs_reference(self:Benchmark,
                     q, # the question
@@ -135,6 +143,7 @@ def needs_reference(self:Benchmark,
     "Whether `q` is judged against a reference answer (FastChat's math prompts)."
     return False
 
+# %% ../nbs/03b_benchmark.ipynb #5d27b0f7
 @patch
 def references(self:Benchmark,
                questions, # the questions (`Question`s)
@@ -144,6 +153,7 @@ def references(self:Benchmark,
     "The reference `Answer`s of `questions` that need one, by question id."
     return {}
 
+# %% ../nbs/03b_benchmark.ipynb #6263d460
 @patch
 def judge_prompts(self:Benchmark,
                   data_dir=None, # where the benchmark's data lives (default: its download cache)
@@ -152,6 +162,7 @@ def judge_prompts(self:Benchmark,
     "The judge prompts by name: FastChat's (or the file at `path`)."
     return load_judge_prompts(data_dir, path)
 
+# %% ../nbs/03b_benchmark.ipynb #4f5b89f9
 @patch
 def judge_prompt(self:Benchmark, base, # FastChat's prompt for the question's kind at this turn (`mtbench.judge.prompt_name`)
                  q, # the question
@@ -161,6 +172,7 @@ def judge_prompt(self:Benchmark, base, # FastChat's prompt for the question's ki
     if base is None: raise MTBenchError(f"{self.name}: no judge prompt for question {q.question_id}, turn {turn}")
     return turn_prompt(base, turn)
 
+# %% ../nbs/03b_benchmark.ipynb #b7aee7fb
 @patch
 def judge_fields(self:Benchmark,
                  q, # the question
@@ -217,9 +229,12 @@ def turn_prompt(prompt, # one of FastChat's judge prompts (`JudgePrompt`); a mul
 
 # %% ../nbs/03b_benchmark.ipynb #0ee2bd11
 CRITERIA_NOTE = "The user also gave criteria for this turn, shown at the end; weigh how well each response meets them. "
+
 CRITERIA_BLOCK = "\n\n[The Start of Criteria]\n{criteria}\n[The End of Criteria]"
+
 _OBJECTIVE = "Be as objective as possible."
 
+# %% ../nbs/03b_benchmark.ipynb #5579ba9c
 def criteria_prompt(prompt, # a FastChat judge prompt (`JudgePrompt`), for any turn
                    ):
     "`prompt` with a `{criteria}` field: an instruction to weigh them, and the criteria after the conversation."
@@ -257,6 +272,7 @@ def references(self:MTBench,
     "GPT-4's reference answers (or the `reference` file's), when a question needs one."
     return load_reference_answers(reference or 'gpt-4', data_dir) if any(map(self.needs_reference, questions)) else {}
 
+# %% ../nbs/03b_benchmark.ipynb #9a34276e
 @patch
 def data_files(self:MTBench,
                data_dir=None, # where the benchmark's data lives (default: its download cache)
@@ -269,6 +285,7 @@ def data_files(self:MTBench,
     else: files['reference'] = Path(reference) if reference.endswith('.jsonl') else globals()['data_dir'](data_dir)[0]/'reference_answer'/f'{reference}.jsonl'
     return files
 
+# %% ../nbs/03b_benchmark.ipynb #554b47b7
 @patch
 def labels(self:MTBench,
            data_dir=None, # where the benchmark's data lives (default: its download cache)
@@ -278,6 +295,7 @@ def labels(self:MTBench,
 
 # %% ../nbs/03b_benchmark.ipynb #f0433dd3
 BENCHMARKS = {} # name -> Benchmark
+
 MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro'} # name -> the module that registers it when imported
 
 def register(bench:Benchmark # the benchmark to make available
@@ -286,6 +304,7 @@ def register(bench:Benchmark # the benchmark to make available
     BENCHMARKS[bench.name] = bench
     return bench
 
+# %% ../nbs/03b_benchmark.ipynb #a575c412
 def all_benchmarks() -> dict:
     "Every benchmark by name, its module imported where it has one of its own (for menus and lists)."
     for name, mod in MODULES.items():
@@ -296,9 +315,12 @@ MT_BENCH = register(MTBench())
 
 # %% ../nbs/03b_benchmark.ipynb #bdf87813
 CASE_FIELDS = ['id', 'task', 'ability', 'criteria', 'turns'] # a YAML case needs them all
+
 OPTIONAL_CASE_FIELDS = ['reference']
+
 RESERVED_NAMES = ['model_answer', 'model_judgment', 'results'] # the folders of a run: no suite may take their names
 
+# %% ../nbs/03b_benchmark.ipynb #f8bfb01b
 def _check_extras(d, where, n):
     "The optional fields of a question of your own (`ability`, `criteria`, `reference`), for a question of `n` turns."
     if 'ability' in d and not (isinstance(d['ability'], str) and d['ability'].strip()): raise MTBenchError(f"{where}: 'ability' must be a non-empty string")
@@ -342,6 +364,7 @@ def read_yaml(path, # a YAML file
         mark = getattr(e, 'problem_mark', None) or getattr(e, 'context_mark', None)
         raise MTBenchError(f"{path}:{mark.line+1 if mark else 1}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
 
+# %% ../nbs/03b_benchmark.ipynb #180953d4
 def yaml_line(node, # a YAML node
              ) -> int:
     "The 1-based line `node` starts on, for error messages."
@@ -356,6 +379,7 @@ def yaml_fields(node, # a YAML node
 # %% ../nbs/03b_benchmark.ipynb #15d124ee
 MAX_YAML_DEPTH, MAX_YAML_CHARS = 64, 10_000_000 # a suite needs a handful of levels, and far less text
 
+# %% ../nbs/03b_benchmark.ipynb #d0633c0c
 def check_yaml_depth(text:str, # a YAML document
                      path, # its file, for the error
                     ):
@@ -461,6 +485,7 @@ def references(self:Suite,
     return {q.question_id: Answer(q.question_id, 'reference', 'reference', [{'index': 0, 'turns': q.reference}], 0.0)
             for q in questions if self.needs_reference(q)}
 
+# %% ../nbs/03b_benchmark.ipynb #ed7b6f5c
 @patch
 def judge_prompt(self:Suite,
                  base, # FastChat's prompt for the question's kind at this turn
@@ -471,6 +496,7 @@ def judge_prompt(self:Suite,
     p = Benchmark.judge_prompt(self, base, q, turn)
     return criteria_prompt(p) if self.criteria(q, turn) else p
 
+# %% ../nbs/03b_benchmark.ipynb #9c76aac4
 @patch
 def judge_fields(self:Suite,
                  q, # the question
@@ -490,6 +516,7 @@ def _suite_name(name, where, path) -> str:
                            f"{'rename it' if where else 'rename the file, or use a YAML suite with a name:'}")
     return name
 
+# %% ../nbs/03b_benchmark.ipynb #1ce168a6
 def load_suite(path:str|Path, # a FastChat-format .jsonl or a .yaml/.yml suite
               ) -> Suite:
     "Your own questions as a benchmark, every question checked."
