@@ -47,7 +47,7 @@ COMMANDS = {
                      {'selection': None, 'judging': None, 'generation': ['memory_limit', 'num_gpus']}, ('output_dir',), {'output_dir': None}),
     'show': Command('mtbench.analysis:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file',
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
-    'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit'),
+    'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
     'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
     'mmlu-pro': Command('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
                         {'selection': ['data_dir', 'categories'], 'generation': _LOCAL_GEN, 'mmlupro': None}, ('models', 'output_dir')),

@@ -276,7 +276,8 @@ class Answer(Record):
 
 # %% ../nbs/00_data.ipynb #8bca2ac8
 def answer_problem(d:dict, # an answer record, as read from its file
-                   n_turns:int|None=None, # the turns its benchmark asks for (None: any number)
+                   n_turns:int|None=None, # the turns its question has (None: any number)
+                   answered:list|None=None, # the turns the model answers, from 1 (None: all; MT-Bench-101 leaves the others null)
                   ) -> str|None:
     "What is wrong with answer record `d` (a sentence), or None when a judge can read it."
     q = d.get('question_id')
@@ -286,8 +287,9 @@ def answer_problem(d:dict, # an answer record, as read from its file
     for c in ch:
         t = c.get('turns')
         if not isinstance(t, list): return f"the answer to question {q}: 'turns' is {type(t).__name__}, not a list of strings"
-        if (k := next((k for k, x in enumerate(t, 1) if not isinstance(x, str)), None)): return f"the answer to question {q}: turn {k} is {t[k-1]!r}, not text"
-        if n_turns is not None and len(t) != n_turns: return f"the answer to question {q} has {len(t)} turn(s) where its benchmark asks for {n_turns}"
+        if n_turns is not None and len(t) != n_turns: return f"the answer to question {q} has {len(t)} turn(s) where its question has {n_turns}"
+        if (k := next((k for k in (answered or range(1, len(t)+1)) if k > len(t) or not isinstance(t[k-1], str)), None)):
+            return f"the answer to question {q}: turn {k} is {t[k-1] if k <= len(t) else 'missing'!r}, not text"
     return None
 
 # %% ../nbs/00_data.ipynb #22c38c65

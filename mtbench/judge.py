@@ -634,13 +634,13 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
 class AnswerIndex:
     "A model's answer file as a read-only mapping {question_id: Answer}: where each answer is, read from disk when asked for."
     def __init__(self, path, # a model_answer/{model_id}.jsonl file
-                 n_turns:dict|None=None, # {question_id: the turns its benchmark asks for} of the questions to judge: their records are checked
+                 n_turns:dict|None=None, # {question_id: (its turns, the turns answered)} of the questions to judge: their records are checked
                 ):
         self.file, self.offsets = RecordFile(path, Answer), {}
         lines = {}
         for line, off, d in (iter_jsonl(self.file.path) if self.file.path.exists() else []): lines.setdefault(d.get('question_id'), []).append((line, off, d))
         for qid, recs in lines.items():
-            if n_turns is None or qid in n_turns: _check_answers(self.file.path, recs, (n_turns or {}).get(qid))
+            if n_turns is None or qid in n_turns: _check_answers(self.file.path, recs, *(n_turns or {}).get(qid, (None, None)))
             self.offsets[qid] = recs[-1][1] # the last record of a question is the live one
     def __contains__(self, qid): return qid in self.offsets
     def __iter__(self): return iter(self.offsets)
@@ -651,12 +651,12 @@ class AnswerIndex:
         return a
 
 # %% ../nbs/04_judge.ipynb #39decb16
-def _check_answers(path, recs:list, n:int|None):
+def _check_answers(path, recs:list, n:int|None, answered:list|None):
     "Stop with one line naming `path`:line when the live answer (the last record) is not one a judge can read, or an earlier complete one differs from it."
     line, _, d = recs[-1]
-    if (why := answer_problem(d, n)): raise MTBenchError(f"{path}:{line}: {why}; run mtbench answers again (it answers it again) or delete the line")
+    if (why := answer_problem(d, n, answered)): raise MTBenchError(f"{path}:{line}: {why}; run mtbench answers again (it answers it again) or delete the line")
     live = [c['turns'] for c in d['choices']]
-    other = next((l for l, _, e in recs[:-1] if answer_problem(e, n) is None and [c['turns'] for c in e['choices']] != live), None)
+    other = next((l for l, _, e in recs[:-1] if answer_problem(e, n, answered) is None and [c['turns'] for c in e['choices']] != live), None)
     if other: raise MTBenchError(f"{path}:{line}: question {d['question_id']} is answered twice with different text (also line {other}); keep one of the two lines")
 
 def _load_answers(answer_dir, models, questions, baseline=None, bench=None):
@@ -669,7 +669,7 @@ def _load_answers(answer_dir, models, questions, baseline=None, bench=None):
                                                  f"answer file there (FastChat publishes gpt-3.5-turbo's) or pick another baseline")
             have = ', '.join(sorted(p.stem for p in answer_dir.glob('*.jsonl'))) or 'none'
             raise MTBenchError(f"{path} not found (answer files there: {have}); generate answers first or fix model_list")
-        res[m] = AnswerIndex(path, {q.question_id: len((bench or MT_BENCH).answered_turns(q)) for q in questions})
+        res[m] = AnswerIndex(path, {q.question_id: (len(q.turns), (bench or MT_BENCH).answered_turns(q)) for q in questions})
         missing = [q.question_id for q in questions if q.question_id not in res[m]]
         if missing: raise MTBenchError(f"{path} has no answers to questions {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
                                        f"finish answer generation first, or select questions with question_ids / categories")
