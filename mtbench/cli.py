@@ -35,7 +35,7 @@ class Command:
 _LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
 
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
-            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline']
+            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait']
 
 # %% ../nbs/06a_cli.ipynb #e05bbc27
 COMMANDS = {
@@ -49,6 +49,8 @@ COMMANDS = {
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
     'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
     'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
+    'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading: re-judge a stratified sample of a FastChat run and compare",
+                         {'selection': ['data_dir'], 'judging': None}, ('models', 'output_dir')),
     'mmlu-pro': Command('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
                         {'selection': ['data_dir', 'categories'], 'generation': _LOCAL_GEN, 'mmlupro': None}, ('models', 'output_dir')),
 }

@@ -209,19 +209,20 @@ class _Background(threading.Thread):
     "Run `f(*args, stop=event)` in a daemon thread, in the caller's context (so it shares the run's hold on its folder); `result()` joins it and re-raises its exception; `stop()` ends it."
     def __init__(self, f, *args):
         super().__init__(daemon=True, name='mtbench-judging'); self.f,self.args,self.exc,self.res = f,args,None,None
-        self.stopping, self.ctx = threading.Event(), contextvars.copy_context()
+        self.stopping, self.finished, self.ctx = threading.Event(), threading.Event(), contextvars.copy_context()
         self.start()
     def run(self):
         try: self.res = self.ctx.run(self.f, *self.args, stop=self.stopping)
         except BaseException as e: self.exc = e
+        finally: self.finished.set()
     def result(self):
-        self.join()
+        self.finished.wait()
         if self.exc: raise self.exc
         return self.res
     def stop(self, timeout:float=60):
         "Ask `f` to stop (it watches the event) and wait for it; True if it ended."
-        self.stopping.set(); self.join(timeout)
-        return not self.is_alive()
+        self.stopping.set()
+        return self.finished.wait(timeout) # not join(): a Ctrl-C that lands inside Thread.join leaves CPython 3.11 thinking the thread ended
 
 # %% ../nbs/06_evaluator.ipynb #9ed7d5e1
 class EvalResults:
