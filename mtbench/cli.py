@@ -11,11 +11,11 @@ from fastcore.script import Param
 from .data import MTBenchError, log, STORAGE_ERRNOS, storage_error
 from .settings import RunSettings, Settings, SettingError, GROUPS, add_flags, flag_params
 from .benchmark import read_yaml, yaml_fields, yaml_line
-from .client import Terminated
+from .client import Terminated, check_endpoints
 
 # %% auto #0
 __all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'Command', 'own_params', 'parser', 'call', 'run_cli', 'main', 'console',
-           'read_config', 'check_endpoints', 'with_config']
+           'read_config', 'with_config']
 
 # %% ../nbs/06a_cli.ipynb #1eb2af05
 @dataclass
@@ -248,22 +248,6 @@ def _config_judge(path, node, j):
     _unknown(path, node, _JUDGE_KEYS, 'judge')
     url = _url(path, node, j['base_url'], 'judge') if 'base_url' in j else None
     return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
-
-# %% ../nbs/06a_cli.ipynb #f7232828
-def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}
-                    timeout:float=10, # seconds each server has to answer
-                   ):
-    "Stop, before anything is generated, if a server does not answer, refuses its key, or its key variable is unset."
-    import urllib.request, urllib.error
-    for name, e in endpoints.items():
-        at, key = e.get('where') or name, e.get('api_key_env')
-        if key and not os.environ.get(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
-        req = urllib.request.Request(e['base_url'].rstrip('/') + '/models', headers={'Authorization': f'Bearer {os.environ[key]}'} if key else {})
-        try: urllib.request.urlopen(req, timeout=timeout).close()
-        except urllib.error.HTTPError as err:
-            if err.code in (401, 403): raise MTBenchError(f"{at}: {e['base_url']} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
-        except (urllib.error.URLError, OSError) as err:
-            raise MTBenchError(f"{at}: {name}'s server {e['base_url']} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url") from None
 
 # %% ../nbs/06a_cli.ipynb #ccf7e96f
 def with_config(run:RunSettings, # the settings from the command line

@@ -12,7 +12,7 @@ from .runfolder import redact_url
 
 # %% auto #0
 __all__ = ['run_sync', 'BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind', 'openai_errors',
-           'retry_after', 'Caller', 'describe_error', 'Terminated', 'GracefulStop']
+           'retry_after', 'Caller', 'describe_error', 'check_endpoints', 'Terminated', 'GracefulStop']
 
 # %% ../nbs/02a_client.ipynb #13be7711
 def run_sync(coro, # a coroutine
@@ -189,6 +189,22 @@ async def _try(self:Caller, make, est_tokens):
     if self.gate: self.gate.on_success()
     return r, reply_text(r), time.monotonic() - t0
 
+
+# %% ../nbs/02a_client.ipynb #f7232828
+def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}
+                    timeout:float=10, # seconds each server has to answer
+                   ):
+    "Stop, before anything is generated, if a server does not answer, refuses its key, or its key variable is unset."
+    import urllib.request, urllib.error
+    for name, e in endpoints.items():
+        at, key = e.get('where') or name, e.get('api_key_env')
+        if key and not os.environ.get(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
+        req = urllib.request.Request(e['base_url'].rstrip('/') + '/models', headers={'Authorization': f'Bearer {os.environ[key]}'} if key else {})
+        try: urllib.request.urlopen(req, timeout=timeout).close()
+        except urllib.error.HTTPError as err:
+            if err.code in (401, 403): raise MTBenchError(f"{at}: {e['base_url']} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
+        except (urllib.error.URLError, OSError) as err:
+            raise MTBenchError(f"{at}: {name}'s server {e['base_url']} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url") from None
 
 # %% ../nbs/02a_client.ipynb #c8993802
 class Terminated(KeyboardInterrupt):

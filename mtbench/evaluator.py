@@ -9,6 +9,7 @@ from pathlib import Path
 from fastcore.basics import store_attr, patch
 from .data import MTBenchError, log, sha256_file, StorageError
 from .runfolder import RunFolder, RunLoop, library_versions
+from .client import check_endpoints
 from .settings import RunSettings, SettingError
 
 # %% auto #0
@@ -350,7 +351,7 @@ def log_wandb(project:str, # the W&B project
     return where
 
 # %% ../nbs/06_evaluator.ipynb #8f2336a7
-_MOVED = ('main', 'console', 'run_cli', 'COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'read_config', 'check_endpoints')
+_MOVED = ('main', 'console', 'run_cli', 'COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'read_config')
 
 def __getattr__(name:str): # a name this module used to have
     if name not in _MOVED: raise AttributeError(f"module 'mtbench.evaluator' has no attribute {name!r}")
