@@ -18,7 +18,7 @@ from .client import BadReply, reply_text, describe_error
 __all__ = ['ENDPOINT', 'MAX_REQUESTS', 'MAX_BYTES', 'BATCH_DISCOUNT', 'RETRIES', 'TERMINAL', 'ERROR_TEXT', 'POLL_S', 'task_id',
            'custom_id', 'parse_custom_id', 'task_of', 'request_lines', 'pack', 'check_batch', 'batch_price',
            'write_atomic', 'BatchLedger', 'BatchReply', 'line_reply', 'BatchRun', 'progress_line', 'judge_batch',
-           'batch_dry_run']
+           'batch_dry_run', 'batch_note']
 
 # %% ../nbs/04d_batch.ipynb #f57e0872
 ENDPOINT = '/v1/chat/completions' # where each request goes
@@ -288,7 +288,7 @@ def settle(self:BatchRun, tid:str, # the judgment's id
     "Record judgment `tid` from its games' lines, or count a failed try: submitted again once, then reported and recorded as failed."
     task = self.tasks[tid]
     if sent != [r['body'] for r in request_lines(task, self.spec)]: self.stale += 1; return # judged again, as it is now
-    replies = [line_reply(l, b['status']) for l in lines]
+    replies = [line_reply(l, b['status'] + (f" ({b['errors']})" if b.get('errors') else '')) for l in lines]
     if all(r.error is None for r in replies): return self.record(tid, replies, b)
     n = self.ledger.tries[tid] = self.ledger.tries.get(tid, 0) + 1
     if n <= RETRIES: return # submitted again, in a new batch
@@ -304,12 +304,13 @@ def collect(self:BatchRun, b:dict, # a ledger entry
            ):
     "Settle each judgment of ended batch `b` still to do; then mark it collected."
     sent, got = self.ledger.sent(b, self.client), self.results(b, r)
+    if r.errors and r.errors.data: b['errors'] = '; '.join(e.message or e.code or '' for e in r.errors.data[:3]) # why a batch failed
     games = {}
     for cid in sorted(sent): games.setdefault(task_of(cid), []).append(cid)
     for tid, cids in games.items():
         if tid in self.tasks: self.settle(tid, [got.get(c) for c in cids], [sent[c] for c in cids], b)
     b['collected'] = True; self.ledger.save(); self.stats['collected'] += 1
-    if self.stale: log.warning(f"{self.stale} judgments in batch {b['id']} were of answers changed since: judged again")
+    if self.stale: log.warning(f"{self.stale} judgments in batch {b['id']} were of answers changed since: judged again"); self.stale = 0
     if self.job.out.stop_reason: raise self.job.out.stop_reason
 
 # %% ../nbs/04d_batch.ipynb #2c4d1389
@@ -390,6 +391,8 @@ def judge_batch(job, # the judge's planned run (`mtbench.judge`'s): spec, todo, 
     try:
         with (getattr(watch, 'progress', None) or tqdm)(total=len(run.tasks), desc=f'batch {job.spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as run.bar:
             running = run.run()
+    except KeyboardInterrupt:
+        log.warning(f"stopped; the batches keep running and are kept in {run.ledger.path}: run the same command again to collect them"); raise
     except (openai.APIStatusError, openai.APIConnectionError) as e:
         raise MTBenchError(f"{job.spec.base_url or 'the OpenAI API'}: {describe_error(e)}; the batches so far are kept in {run.ledger.path}: "
                            "run the same command again") from None
@@ -412,3 +415,13 @@ def batch_dry_run(job, # the judge's planned run (`mtbench.judge`'s)
     price = batch_price(job.price)
     batch = dict(files=[str(p) for p in files], in_flight=len(job.todo) - len(todo), cost_basis='batch: half the synchronous price')
     return replace(job, todo=todo, price=price), {**summary, 'price': price, 'to_judge': len(todo), 'calls': sum(t.games for t in todo), 'batch': batch}
+
+# %% ../nbs/04d_batch.ipynb #823ae88b
+def batch_note(s:dict, # what `mtbench.judge.judge_answers` returned for a batch run (its 'batch' part)
+              ) -> str:
+    "The judge summary's line on the Batch API: its price, and the request files or the batches."
+    b = s['batch']
+    flying = f"{b['in_flight']} judgments in flight" if b['in_flight'] else ''
+    if s.get('dry_run'): return f"Batch API, at half the synchronous price: {len(b['files'])} request files ({', '.join(b['files'])})" + (f"; {flying} left out" if flying else '')
+    return (f"Batch API, at half the synchronous price: {b['batches']} batches, {b['submitted']} requests submitted by this run"
+            + (f"; {flying}: run the same command again later to collect them" if flying else '') + f"; ledger {b['ledger']}")

@@ -16,7 +16,7 @@ from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgm
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
 from .conversation import describe_error, run_sync # shared with the answer generator's endpoint client (mtbench.backends once merged)
 from .benchmark import MT_BENCH, get_benchmark
-from .batch import judge_batch, batch_dry_run # OpenAI's Batch API (batch=True)
+from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (batch=True)
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
@@ -915,7 +915,7 @@ def format_summary(s:dict, # what `judge_answers` returned
             f"${s['price'][0]}/${s['price'][1]} per 1M input/output tokens"
     head = (f"judge {s['judge']} ({s['mode']}, {price}): {s['judgments']} judgments, {s['judged_before']} already done, "
             f"{s['to_judge']} to make ({s['calls']} calls)")
-    lines = [head]
+    lines = [head] + ([batch_note(s)] if s.get('batch') else [])
     if s['dry_run']: lines.append(f"dry run, nothing called; estimates; requests written to {s['requests_file']}"
                                   + (f"; --judge {DEFAULT_API_JUDGE} prices an API judge" if s['judge'].startswith('local:') else ''))
     w = max([len(m) for m in s['per_model']] + [5])
