@@ -170,6 +170,7 @@ def fake_completion(body:dict, # the chat-completions request
 # %% ../nbs/09_testing.ipynb #aec867c0
 BATCH_STAGES = ['validating', 'in_progress', 'finalizing', 'completed'] # a batch's statuses on its way to completed
 
+# %% ../nbs/09_testing.ipynb #743144b1
 class FakeBatchServer:
     "OpenAI's Files and Batches endpoints on 127.0.0.1: uploads, batches that move through their statuses, output and error files."
     def __init__(self, step:float=0.05, # seconds each status (validating, in_progress, finalizing) lasts
@@ -193,6 +194,7 @@ def _multipart(ctype:str, raw:bytes) -> dict:
     msg = BytesParser(policy=HTTP).parsebytes(b'Content-Type: ' + ctype.encode() + b'\r\n\r\n' + raw)
     return {p.get_param('name', header='content-disposition'): (p.get_filename(), p.get_payload(decode=True)) for p in msg.iter_parts()}
 
+# %% ../nbs/09_testing.ipynb #8c29084e
 @patch
 def _file(self:FakeBatchServer, data:bytes, purpose:str, filename:str) -> dict:
     "Store a file; its file object."
@@ -224,6 +226,7 @@ def _fate(self:FakeBatchServer, k:int, line:dict, n:int, expires:bool) -> str:
     if self.fail.get(cid, 0) > 0: self.fail[cid] -= 1; return 'fail'
     return 'ok'
 
+# %% ../nbs/09_testing.ipynb #7cdc8798
 @patch
 def _create(self:FakeBatchServer, req:dict) -> dict:
     "A new batch from a create request (its `_lines` and their fates settled)."
@@ -247,6 +250,7 @@ def _stage(self:FakeBatchServer, b:dict) -> int:
     k = b['_polls']//self.polls if self.polls else int((time.monotonic() - b['_t0'])/self.step)
     return min(k, 3)
 
+# %% ../nbs/09_testing.ipynb #a90b7f49
 @patch
 def _view(self:FakeBatchServer, bid:str) -> dict:
     "The batch object of `bid` as the API returns it now."
@@ -259,6 +263,7 @@ def _view(self:FakeBatchServer, bid:str) -> dict:
     if status in ('completed', 'expired') and b['output_file_id'] is None: self._finish(b)
     return {**_public(b), 'status': status, 'request_counts': counts}
 
+# %% ../nbs/09_testing.ipynb #27f787db
 def _public(b:dict) -> dict: return {k: v for k, v in b.items() if not k.startswith('_')}
 
 # %% ../nbs/09_testing.ipynb #5121217a
@@ -272,6 +277,7 @@ def batch_line(custom_id:str, # the request's custom_id
     if fate == 'fail': return {**ln, 'response': {'status_code': 500, 'request_id': rid, 'body': {'error': {'message': 'The server had an error while processing your request.', 'type': 'server_error'}}}, 'error': None}
     return {**ln, 'response': {'status_code': 200, 'request_id': rid, 'body': fake_completion(body)}, 'error': None}
 
+# %% ../nbs/09_testing.ipynb #48c1dc99
 @patch
 def _finish(self:FakeBatchServer, b:dict):
     "Write batch `b`'s output and error files."
@@ -332,6 +338,7 @@ def __enter__(self:FakeBatchServer):
 @patch
 def __exit__(self:FakeBatchServer, *exc): self._httpd.shutdown(); self._httpd.server_close()
 
+# %% ../nbs/09_testing.ipynb #9189e7ab
 @patch
 def count(self:FakeBatchServer, method:str, # GET or POST
           route:str, # the path's start, e.g. /v1/batches
