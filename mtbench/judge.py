@@ -17,6 +17,7 @@ from .settings import Selection, Generation, JudgeSettings, RunSettings, Setting
 from .runfolder import writable
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
 from .benchmark import MT_BENCH, get_benchmark
+from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (batch=True)
 
 # %% auto #0
 __all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
@@ -820,6 +821,7 @@ def _totals(per):
 # %% ../nbs/04_judge.ipynb #19dfed9c
 def _dry_run(job:_Job, summary:dict) -> dict:
     "Write the requests the run would send, and estimate its tokens and cost per model; call nothing."
+    if job.judging.batch: job, summary = batch_dry_run(job, summary) # the Batch API request files, at its price
     req = job.out_dir/'model_judgment'/f'{judge_file_name(job.spec.name)}_{job.mode}_requests.jsonl'
     _write_requests(req, job.todo, job.spec)
     per = {}
@@ -834,6 +836,7 @@ def _dry_run(job:_Job, summary:dict) -> dict:
 def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
     "Make the judgments left to do, under a progress bar; returns the calls made and how often the pace was cut."
     spec, j = job.spec, job.judging
+    if j.batch: return judge_batch(job, make_record, watch) # through OpenAI's Batch API (mtbench.batch)
     limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
     gate = RateGate(j.judge_rpm or limits[0], j.judge_tpm or limits[1])
     log.info(f"judging {len(job.todo)} of {len(job.tasks)} with {spec.name} ({sum(t.games for t in job.todo)} calls) into {job.out.path}")
@@ -888,7 +891,7 @@ def format_summary(s:dict, # what `judge_answers` returned
             f"${s['price'][0]}/${s['price'][1]} per 1M input/output tokens"
     head = (f"judge {s['judge']} ({s['mode']}, {price}): {s['judgments']} judgments, {s['judged_before']} already done, "
             f"{s['to_judge']} to make ({s['calls']} calls)")
-    lines = [head]
+    lines = [head] + ([batch_note(s)] if s.get('batch') else [])
     if s['dry_run']: lines.append(f"dry run, nothing called; estimates; requests written to {s['requests_file']}"
                                   + (f"; --judge {DEFAULT_API_JUDGE} prices an API judge" if s['judge'].startswith('local:') else ''))
     w = max([len(m) for m in s['per_model']] + [5])

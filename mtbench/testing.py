@@ -8,7 +8,7 @@ import http.server, json, math, random, re, socket, struct, sys, threading, time
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'FakeChatServer', 'fake_completion']
+__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FakeChatServer', 'fake_completion', 'FakeBatchServer', 'batch_line']
 
 # %% ../nbs/09_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -166,3 +166,182 @@ def fake_completion(body:dict, # the chat-completions request
     pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
     return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
             'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}
+
+# %% ../nbs/09_testing.ipynb #aec867c0
+BATCH_STAGES = ['validating', 'in_progress', 'finalizing', 'completed'] # a batch's statuses on its way to completed
+
+# %% ../nbs/09_testing.ipynb #743144b1
+class FakeBatchServer:
+    "OpenAI's Files and Batches endpoints on 127.0.0.1: uploads, batches that move through their statuses, output and error files."
+    def __init__(self, step:float=0.05, # seconds each status (validating, in_progress, finalizing) lasts
+                 polls:int|None=None, # or: each status lasts this many retrieves of the batch
+                 fail:dict|None=None, # {custom_id: how many times its line fails (500) before it succeeds}
+                 expire:int=0, # the first `expire` batches expire, the second half of their lines never done
+                 api_key:str|None=None, # the key it accepts (None: any)
+                 max_requests:int=50_000, # lines a batch's input file may hold (the Batch API's limit)
+                 max_bytes:int=200*1024*1024, # bytes it may hold (likewise)
+                ):
+        self.step, self.polls, self.fail, self.expire, self.api_key = step, polls, dict(fail or {}), expire, api_key
+        self.max_requests, self.max_bytes = max_requests, max_bytes
+        self.files, self._data, self.batches, self.log, self._lock = {}, {}, {}, [], threading.Lock()
+        import collections; self.submitted = collections.Counter()
+
+# %% ../nbs/09_testing.ipynb #b9b75f0e
+def _multipart(ctype:str, raw:bytes) -> dict:
+    "The fields of a multipart/form-data body: {name: (filename, bytes)}."
+    from email.parser import BytesParser
+    from email.policy import HTTP
+    msg = BytesParser(policy=HTTP).parsebytes(b'Content-Type: ' + ctype.encode() + b'\r\n\r\n' + raw)
+    return {p.get_param('name', header='content-disposition'): (p.get_filename(), p.get_payload(decode=True)) for p in msg.iter_parts()}
+
+# %% ../nbs/09_testing.ipynb #8c29084e
+@patch
+def _file(self:FakeBatchServer, data:bytes, purpose:str, filename:str) -> dict:
+    "Store a file; its file object."
+    with self._lock:
+        fid = f'file-{len(self.files) + 1}'
+        self.files[fid] = dict(id=fid, object='file', bytes=len(data), created_at=int(time.time()), filename=filename, purpose=purpose, status='processed')
+        self._data[fid] = data
+    return self.files[fid]
+
+# %% ../nbs/09_testing.ipynb #f2ba5177
+@patch
+def _check_input(self:FakeBatchServer, data:bytes, endpoint:str) -> tuple:
+    "(lines, errors) of a batch input file."
+    lines = [json.loads(l) for l in data.decode().splitlines() if l.strip()]
+    ids, errors = [l.get('custom_id') for l in lines], []
+    if len(lines) > self.max_requests: errors.append(f'too many requests: {len(lines)} > {self.max_requests}')
+    if len(data) > self.max_bytes: errors.append(f'file too large: {len(data)} > {self.max_bytes} bytes')
+    if len(set(ids)) != len(ids) or None in ids: errors.append('custom_id values must be present and unique')
+    if any(l.get('method') != 'POST' or l.get('url') != endpoint or 'model' not in l.get('body', {}) for l in lines):
+        errors.append(f'every line must be a POST to {endpoint} with a body naming a model')
+    return lines, errors
+
+# %% ../nbs/09_testing.ipynb #2293b20b
+@patch
+def _fate(self:FakeBatchServer, k:int, line:dict, n:int, expires:bool) -> str:
+    "What becomes of line `k` of `n`: ok, fail (a 500) or expired (never done)."
+    if expires and k >= n//2: return 'expired'
+    cid = line['custom_id']
+    if self.fail.get(cid, 0) > 0: self.fail[cid] -= 1; return 'fail'
+    return 'ok'
+
+# %% ../nbs/09_testing.ipynb #7cdc8798
+@patch
+def _create(self:FakeBatchServer, req:dict) -> dict:
+    "A new batch from a create request (its `_lines` and their fates settled)."
+    data = self._data.get(req.get('input_file_id'))
+    if data is None: return None
+    lines, errors = self._check_input(data, req.get('endpoint'))
+    with self._lock:
+        bid, expires = f'batch_{len(self.batches) + 1}', len(self.batches) < self.expire
+        fates = [self._fate(k, l, len(lines), expires) for k, l in enumerate(lines)] if not errors else []
+        if not errors: self.submitted.update(l['custom_id'] for l in lines)
+        b = dict(id=bid, object='batch', endpoint=req['endpoint'], errors=None, input_file_id=req['input_file_id'], completion_window=req.get('completion_window'),
+                 status='validating', output_file_id=None, error_file_id=None, created_at=int(time.time()), metadata=req.get('metadata'),
+                 request_counts=dict(total=len(lines), completed=0, failed=0))
+        self.batches[bid] = dict(b, _lines=lines, _fates=fates, _t0=time.monotonic(), _polls=0, _expires=expires, _errors=errors)
+    return self._view(bid)
+
+# %% ../nbs/09_testing.ipynb #017ff2db
+@patch
+def _stage(self:FakeBatchServer, b:dict) -> int:
+    "How far batch `b` has got: 0 validating, 1 in_progress, 2 finalizing, 3 done."
+    k = b['_polls']//self.polls if self.polls else int((time.monotonic() - b['_t0'])/self.step)
+    return min(k, 3)
+
+# %% ../nbs/09_testing.ipynb #a90b7f49
+@patch
+def _view(self:FakeBatchServer, bid:str) -> dict:
+    "The batch object of `bid` as the API returns it now."
+    b = self.batches[bid]
+    if b['_errors']: return {**_public(b), 'status': 'failed', 'errors': {'object': 'list', 'data': [{'code': 'invalid_request', 'message': m, 'line': None} for m in b['_errors']]}}
+    k, f = self._stage(b), b['_fates']
+    status = 'expired' if b['_expires'] and k >= 2 else BATCH_STAGES[k]
+    part = 1 if k >= 2 else 0.5 if k == 1 else 0
+    counts = dict(total=len(f), completed=int(f.count('ok')*part), failed=int((f.count('fail') + (k >= 2)*f.count('expired'))*part))
+    if status in ('completed', 'expired') and b['output_file_id'] is None: self._finish(b)
+    return {**_public(b), 'status': status, 'request_counts': counts}
+
+# %% ../nbs/09_testing.ipynb #27f787db
+def _public(b:dict) -> dict: return {k: v for k, v in b.items() if not k.startswith('_')}
+
+# %% ../nbs/09_testing.ipynb #5121217a
+def batch_line(custom_id:str, # the request's custom_id
+               fate:str, # ok, fail or expired
+               body:dict, # the request's body
+              ) -> dict:
+    "One line of a batch's output (ok) or error file (fail, expired), as the Batch API writes it."
+    rid, ln = f'req_{abs(hash(custom_id)) % 10**12}', {'id': f'batch_req_{abs(hash((custom_id, fate))) % 10**12}', 'custom_id': custom_id}
+    if fate == 'expired': return {**ln, 'response': None, 'error': {'code': 'batch_expired', 'message': 'This request could not be executed before the completion window expired.'}}
+    if fate == 'fail': return {**ln, 'response': {'status_code': 500, 'request_id': rid, 'body': {'error': {'message': 'The server had an error while processing your request.', 'type': 'server_error'}}}, 'error': None}
+    return {**ln, 'response': {'status_code': 200, 'request_id': rid, 'body': fake_completion(body)}, 'error': None}
+
+# %% ../nbs/09_testing.ipynb #48c1dc99
+@patch
+def _finish(self:FakeBatchServer, b:dict):
+    "Write batch `b`'s output and error files."
+    out = [batch_line(l['custom_id'], f, l['body']) for l, f in zip(b['_lines'], b['_fates'])]
+    ok, bad = [o for o, f in zip(out, b['_fates']) if f == 'ok'], [o for o, f in zip(out, b['_fates']) if f != 'ok']
+    as_file = lambda rs, name: self._file(''.join(json.dumps(r) + '\n' for r in rs).encode(), 'batch_output', name)['id'] if rs else None
+    b['output_file_id'], b['error_file_id'] = as_file(ok, f"{b['id']}_output.jsonl"), as_file(bad, f"{b['id']}_error.jsonl")
+
+# %% ../nbs/09_testing.ipynb #05db45f5
+class _BatchHandler(_Handler):
+    def _auth(self):
+        ok = not self.srv.api_key or self.headers.get('Authorization') == f'Bearer {self.srv.api_key}'
+        if not ok: self._refuse(401, self.headers.get('Authorization', ''))
+        return ok
+    def _body(self) -> bytes: return self.rfile.read(int(self.headers.get('Content-Length', 0)))
+    def _missing(self): self._send(404, {'error': {'message': f'No such object: {self.path}', 'type': 'invalid_request_error'}})
+
+# %% ../nbs/09_testing.ipynb #98637c4f
+@patch
+def do_POST(self:_BatchHandler):
+    raw, path = self._body(), self.path.split('?')[0]
+    self.srv.log.append(('POST', path))
+    if not self._auth(): return
+    if path == '/v1/files':
+        f = _multipart(self.headers['Content-Type'], raw)
+        return self._send(200, self.srv._file(f['file'][1], f['purpose'][1].decode(), f['file'][0] or 'upload.jsonl'))
+    if path == '/v1/batches':
+        b = self.srv._create(json.loads(raw))
+        return self._send(200, b) if b else self._missing()
+    self._missing()
+
+# %% ../nbs/09_testing.ipynb #e00440d4
+@patch
+def do_GET(self:_BatchHandler):
+    path, srv = self.path.split('?')[0], self.srv
+    srv.log.append(('GET', path))
+    if not self._auth(): return
+    parts = path.strip('/').split('/')
+    if parts[1:] == ['batches']:
+        data = [srv._view(b) for b in reversed(list(srv.batches))]
+        return self._send(200, {'object': 'list', 'data': data, 'first_id': None, 'last_id': None, 'has_more': False})
+    if parts[1] == 'batches' and len(parts) == 3 and parts[2] in srv.batches:
+        srv.batches[parts[2]]['_polls'] += 1
+        return self._send(200, srv._view(parts[2]))
+    if parts[1] == 'files' and len(parts) == 4 and parts[3] == 'content' and parts[2] in srv._data:
+        return self._send(200, srv._data[parts[2]], ctype='application/octet-stream')
+    self._missing()
+
+# %% ../nbs/09_testing.ipynb #5d2af1fd
+@patch
+def __enter__(self:FakeBatchServer):
+    self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), type('Handler', (_BatchHandler,), {'srv': self}))
+    self._httpd.daemon_threads = True
+    threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+    self.base_url = f'http://127.0.0.1:{self._httpd.server_address[1]}/v1'
+    return self
+
+@patch
+def __exit__(self:FakeBatchServer, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/09_testing.ipynb #9189e7ab
+@patch
+def count(self:FakeBatchServer, method:str, # GET or POST
+          route:str, # the path's start, e.g. /v1/batches
+         ) -> int:
+    "How many requests of `method` reached paths starting with `route`."
+    return sum(1 for m, p in list(self.log) if m == method and p.startswith(route))
