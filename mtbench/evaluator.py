@@ -351,6 +351,7 @@ def log_wandb(project:str, # the W&B project
     return where
 
 # %% ../nbs/06_evaluator.ipynb #8f2336a7
+#| eval: false
 _MOVED = ('main', 'console', 'run_cli', 'COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'read_config')
 
 def __getattr__(name:str): # a name this module used to have

@@ -82,8 +82,10 @@ def writable(path:str|Path, # a file a run will append to
     for p in [path.parent, *path.parent.parents]:
         if p.exists() and not p.is_dir(): raise MTBenchError(f"{p} is a file where a folder is needed for {path.name}: move it away, or use another output folder")
     if path.is_dir(): raise MTBenchError(f"{path} is a folder where a file is needed: move it away, or use another output folder")
-    try: path.parent.mkdir(parents=True, exist_ok=True); open(path, 'a').close()
+    try: path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e: raise storage_error(e, path) from None
+    target = path if path.exists() else path.parent # nothing is created: a dry run leaves no judgment file
+    if not os.access(target, os.W_OK): raise storage_error(PermissionError(13, 'Permission denied', str(target)), path)
 
 # %% ../nbs/00b_runfolder.ipynb #5255afe3
 VERSIONED = ['torch', 'transformers', 'accelerate', 'peft', 'bitsandbytes', 'flash-attn', 'openai', 'tenacity',
