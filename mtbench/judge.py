@@ -742,7 +742,7 @@ def _request_lines(task, spec):
     for g, msgs in enumerate(task.messages, 1):
         who = {'model': task.models[0]} if not task.pairwise else {'model_1': task.models[0], 'model_2': task.models[1], 'game': g}
         yield dict(question_id=task.question_id, **who, turn=task.turn, prompt_name=task.prompt.name, judge=spec.name,
-                   messages=msgs, params=spec.params)
+                   messages=msgs, params=replace(spec, sample=task.sample).params) # a sample's own (judge_samples)
 
 # %% ../nbs/04_judge.ipynb #911eae6e
 def _write_requests(path, tasks, spec):
