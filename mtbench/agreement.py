@@ -13,8 +13,7 @@ from .analysis import OFFICIAL_CATEGORY, load_judgments
 # %% auto #0
 __all__ = ['KEY', 'JUDGE_KEYWORDS', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats', 'agreement', 'format_agreement',
            'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement', 'human_agreement', 'votes_from_pairs',
-           'games', 'bradley_terry', 'position_bias', 'copy_sample', 'judge_keywords', 'rejudge_sample',
-           'reference_judgments', 'agreement_cli']
+           'copy_sample', 'judge_keywords', 'rejudge_sample', 'reference_judgments', 'agreement_cli']
 
 # %% ../nbs/05b_agreement.ipynb #735d1ab0
 def _shared(got:dict, k) -> int:
@@ -220,69 +219,6 @@ def votes_from_pairs(pair_judgments, # pair judgments: a DataFrame as `load_judg
         out.append(dict(question_id=r.question_id, model_a=r.model_1, model_b=r.model_2, judge=j, turn=r.turn,
                         winner=names.get(r.g1_winner, 'tie') if r.g1_winner == r.g2_winner else 'tie'))
     return out
-
-# %% ../nbs/05b_agreement.ipynb #58aafba6
-def games(pair_judgments, # pair judgments: a DataFrame as `load_judgments` returns, or FastChat's pair records
-         ):
-    "One row per game (two per record): record, model_a (shown first), model_b, and a's score (1 win, 0.5 tie, 0 loss)."
-    import pandas as pd
-    df = pd.DataFrame(pair_judgments).reset_index(drop=True)
-    val = {'model_1': 1.0, 'model_2': 0.0, 'tie': 0.5}
-    g1 = [(i, r.model_1, r.model_2, val[r.g1_winner]) for i, r in enumerate(df.itertuples()) if r.g1_winner in val]
-    g2 = [(i, r.model_2, r.model_1, 1 - val[r.g2_winner]) for i, r in enumerate(df.itertuples()) if r.g2_winner in val]
-    return pd.DataFrame(g1 + g2, columns=['record', 'model_a', 'model_b', 'score'])
-
-# %% ../nbs/05b_agreement.ipynb #09c47bcf
-def _bt_fit(a, b, s, n:int):
-    "Bradley-Terry log-strengths (natural log) of n models from games (index a, index b, a's score), centred."
-    import numpy as np
-    from scipy.optimize import minimize
-    def nll(th):
-        d = th[a] - th[b]
-        p = 1/(1 + np.exp(-d))
-        g = np.bincount(a, s - p, n) - np.bincount(b, s - p, n)
-        return -(s*np.log(p + 1e-300) + (1 - s)*np.log(1 - p + 1e-300)).sum(), -g
-    th = minimize(nll, np.zeros(n), jac=True, method='L-BFGS-B', bounds=[(-20, 20)]*n, options=dict(gtol=1e-10, ftol=1e-15)).x
-    return th - th.mean()
-
-# %% ../nbs/05b_agreement.ipynb #6393f63f
-def _elo(gm, models, baseline):
-    import numpy as np
-    idx = {m: i for i, m in enumerate(models)}
-    th = _bt_fit(gm.model_a.map(idx).to_numpy(), gm.model_b.map(idx).to_numpy(), gm.score.to_numpy(float), len(models))
-    r = 400/np.log(10)*th + 1000
-    return r + (1000 - r[idx[baseline]] if baseline else 0)
-
-# %% ../nbs/05b_agreement.ipynb #e27a51eb
-def bradley_terry(pair_judgments, # pair judgments: a DataFrame as `load_judgments` returns, or FastChat's pair records
-                  baseline:str|None=None, # the model rated 1000 (default: the mean is 1000)
-                  n_boot:int=100, # bootstrap resamples of the records for the intervals (0: none)
-                  seed:int=0, # the resamples' seed
-                 ):
-    "Bradley-Terry ratings on the Elo scale (Arena-Hard's), with bootstrap 95% intervals: model, rating, ci_low, ci_high, games."
-    import numpy as np, pandas as pd
-    gm = games(pair_judgments)
-    models = sorted(set(gm.model_a) | set(gm.model_b))
-    if baseline and baseline not in models: raise MTBenchError(f"baseline {baseline!r} is in no game; models: {', '.join(models)}")
-    rating, rng, recs = _elo(gm, models, baseline), np.random.default_rng(seed), gm.record.unique()
-    boots = [_elo(gm.set_index('record').loc[rng.choice(recs, len(recs))].reset_index(), models, baseline) for _ in range(n_boot)]
-    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0) if n_boot else (np.full(len(models), math.nan),)*2
-    n = pd.concat([gm.model_a, gm.model_b]).value_counts()
-    return pd.DataFrame(dict(model=models, rating=rating, ci_low=lo, ci_high=hi, games=[int(n[m]) for m in models])
-                       ).sort_values('rating', ascending=False, kind='stable').reset_index(drop=True)
-
-# %% ../nbs/05b_agreement.ipynb #99bb146d
-def position_bias(pair_judgments, # pair judgments: a DataFrame as `load_judgments` returns, or FastChat's pair records
-                 ) -> dict:
-    "How often the verdict changed when the answers swapped places, and the share of decided games the first-shown answer won."
-    import pandas as pd
-    df = pd.DataFrame(pair_judgments)
-    ok = df[df.g1_winner.isin(['model_1', 'model_2', 'tie']) & df.g2_winner.isin(['model_1', 'model_2', 'tie'])]
-    first = (ok.g1_winner == 'model_1').sum() + (ok.g2_winner == 'model_2').sum() # the first-shown answer won
-    second = (ok.g1_winner == 'model_2').sum() + (ok.g2_winner == 'model_1').sum()
-    changed = int((ok.g1_winner != ok.g2_winner).sum())
-    return dict(n=len(ok), changed=changed, changed_rate=changed/len(ok) if len(ok) else math.nan, first_won=int(first), second_won=int(second),
-                first_rate=first/(first + second) if first + second else math.nan, skipped=len(df) - len(ok))
 
 # %% ../nbs/05b_agreement.ipynb #c0104572
 def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl

@@ -35,7 +35,7 @@ class Command:
 _LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
 
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
-            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait']
+            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples']
 
 # %% ../nbs/06a_cli.ipynb #e05bbc27
 COMMANDS = {

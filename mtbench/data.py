@@ -346,7 +346,7 @@ class Judgment(Record):
     extra: dict = field(default_factory=dict) # any other fields of the line, written back as they were
 
     @property
-    def key(self): return (self.question_id, self.model, tuple(self.judge), self.turn)
+    def key(self): return (self.question_id, self.model, tuple(self.judge), self.turn) + ((self.extra['sample'],) if self.extra.get('sample', 1) != 1 else ()) # judge_samples: the k-th judgment of a turn, k > 1, is its own
 
 # %% ../nbs/00_data.ipynb #2b37948b
 @dataclass

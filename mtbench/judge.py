@@ -20,16 +20,17 @@ from .benchmark import MT_BENCH, get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (batch=True)
 
 # %% auto #0
-__all__ = ['MODES', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE', 'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS',
-           'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER',
-           'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE', 'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT',
-           'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF', 'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS',
-           'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
-           'judge_messages', 'JudgeTask', 'plan_judgments', 'parse_rating', 'parse_verdict', 'is_reasoning_model',
-           'judge_file_name', 'lookup', 'JudgeSpec', 'legacy_judging', 'resolve_judge', 'RateGate', 'Reply',
-           'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs', 'local_expected_score',
-           'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary', 'served_judge', 'judge_cli',
-           'parse_result', 'Rubric', 'load_rubric', 'rubric_messages']
+__all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE',
+           'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS', 'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES',
+           'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE',
+           'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
+           'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
+           'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
+           'sample_tasks', 'parse_rating', 'parse_verdict', 'is_reasoning_model', 'judge_file_name', 'lookup',
+           'JudgeSpec', 'legacy_judging', 'resolve_judge', 'RateGate', 'Reply', 'judge_caller', 'make_record',
+           'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch',
+           'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric',
+           'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -98,6 +99,7 @@ class JudgeTask:
     answers: dict = field(repr=False) # {model: {question_id: Answer}}, read when the prompts are filled
     ref: object = field(default=None, repr=False) # the reference `Answer`, for math, reasoning and coding
     bench: object = field(default=None, repr=False) # the `Benchmark` the question is from (None: MT-bench)
+    sample: int = 1 # the k-th judgment of this answer turn (judge_samples); 1 is FastChat's, the only one by default
 
     @property
     def question_id(self): "The question's id."; return self.question.question_id
@@ -142,7 +144,7 @@ def key(self:JudgeTask,
         judge:str, # the judge's name
        ):
     "The key of the `Judgment` or `PairJudgment` this task produces with `judge`."
-    return (self.question_id, *self.models, (judge, self.prompt.name), self.turn)
+    return (self.question_id, *self.models, (judge, self.prompt.name), self.turn) + ((self.sample,) if self.sample != 1 else ())
 
 # %% ../nbs/04_judge.ipynb #751d3b75
 MODES = ['single', 'pairwise-baseline', 'pairwise-all']
@@ -185,6 +187,18 @@ def plan_judgments(questions, # the `Question`s to judge
                 tasks.append(JudgeTask(q, ms, turn, p, answers, ref, bench))
     if skipped: log.warning(f"{skipped} judgments left out: their answers failed (an 'error' field); rerun answer generation to fill them")
     return tasks
+
+# %% ../nbs/04_judge.ipynb #3b2f9f53
+SAMPLE_TEMPERATURE = 0.7 # the temperature of samples 2..K (judge_samples) of a judge called at temperature 0: FastChat's for writing and roleplay answers
+
+# %% ../nbs/04_judge.ipynb #d4669807
+def sample_tasks(tasks:list, # the planned `JudgeTask`s (sample 1)
+                 samples:int=1, # judge_samples: how many judgments of each answer turn
+                ) -> L:
+    "The tasks of every sample: all of sample 1 (FastChat's), then sample 2, ...; only single gradings take more than one."
+    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1: raise SettingError('judge_samples', samples, 'use a whole number, 1 or more')
+    if samples > 1 and any(t.pairwise for t in tasks): raise SettingError('judge_samples', samples, 'applies to single mode: use 1 with pairwise judging')
+    return L(tasks) + L(replace(t, sample=k) for k in range(2, samples + 1) for t in tasks)
 
 # %% ../nbs/04_judge.ipynb #68a064d3
 ERROR_OUTPUT = '$ERROR$' # FastChat's judgment text when every try failed
@@ -270,6 +284,7 @@ class JudgeSpec:
     max_tokens: int|None = None # None: FastChat's 2048 (16384 for reasoning models)
     score_mode: str = 'parsed' # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
     rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
+    sample: int = 1 # the sample its calls make (judge_samples): from 2 on, a judge called at temperature 0 samples at `SAMPLE_TEMPERATURE`
 
     @property
     def local(self): "Whether it runs in-process (local:MODEL)."; return self.name.startswith('local:')
@@ -282,10 +297,10 @@ class JudgeSpec:
 @patch(as_prop=True)
 def params(self:JudgeSpec) -> dict:
     "The sampling parameters of each call."
-    if self.local: return dict(temperature=0, max_new_tokens=self.max_tokens or MAX_TOKENS)
-    if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS)
-    p = dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS)
-    if self.score_mode == 'expected': p.update(logprobs=True, top_logprobs=20)
+    if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS) # samples at its own temperature
+    p = dict(temperature=0, max_new_tokens=self.max_tokens or MAX_TOKENS) if self.local else dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS)
+    if self.score_mode == 'expected' and not self.local: p.update(logprobs=True, top_logprobs=20)
+    if self.sample > 1: p['temperature'] = SAMPLE_TEMPERATURE # judge_samples: samples 2..K must be able to differ
     return p
 
 # %% ../nbs/04_judge.ipynb #ecbe11d7
@@ -485,11 +500,24 @@ def make_record(task:JudgeTask, # what was judged
     "The `Judgment` or `PairJudgment` for `task` from the judge's replies."
     x = _extra(spec, replies, price)
     if getattr(task.bench, 'scale', None): x['score_scale'] = list(task.bench.scale) # a rubric judge's 1-5: never mixed with 1-10
+    if task.sample != 1: x['sample'] = task.sample # judge_samples: the first sample's record is FastChat's, with no such field
     if not task.pairwise: return _single_record(task, spec, replies[0], x)
     g1 = {'A': 'model_1', 'B': 'model_2'}.get(v := parse_verdict(replies[0].text), v)
     g2 = {'A': 'model_2', 'B': 'model_1'}.get(v := parse_verdict(replies[1].text), v)
     return PairJudgment(task.question_id, *task.models, g1, g2, [spec.name, task.prompt.name], task.user_prompts[0], replies[0].text,
                         task.user_prompts[1], replies[1].text, task.turn, time.time(), extra=x)
+
+# %% ../nbs/04_judge.ipynb #0f037f64
+def _judge_samples(job, gen, watch) -> dict:
+    "Make the judgments left to do one sample at a time, each with the judge's parameters of that sample (`JudgeSpec.sample`)."
+    j = job.judging
+    if j.batch: raise SettingError('judge_samples', j.judge_samples, 'not with batch: judge the samples without the Batch API')
+    got = dict(calls_made=0, rate_cuts=0)
+    for k in sorted({t.sample for t in job.todo}):
+        one = replace(job, spec=replace(job.spec, sample=k), judging=j.update(judge_samples=1), todo=[t for t in job.todo if t.sample == k])
+        s = _judge_todo(one, gen, watch)
+        got = {n: v + s.get(n, 0) for n, v in got.items()}
+    return got
 
 # %% ../nbs/04_judge.ipynb #e2dd5f7d
 def estimate_tokens(messages:list, # chat messages
@@ -622,7 +650,7 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
     stats = {'calls': 0, 'failed': 0}
     for i in range(0, len(tasks), per_batch):
         batch = tasks[i:i+per_batch]
-        comps = iter(backend.generate([m for t in batch for m in t.messages], temperature=0.0, max_new_tokens=spec.params['max_new_tokens']))
+        comps = iter(backend.generate([m for t in batch for m in t.messages], temperature=spec.params['temperature'], max_new_tokens=spec.params['max_new_tokens']))
         for t in batch:
             replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs))) for msgs in t.messages]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
@@ -714,7 +742,7 @@ def _request_lines(task, spec):
     for g, msgs in enumerate(task.messages, 1):
         who = {'model': task.models[0]} if not task.pairwise else {'model_1': task.models[0], 'model_2': task.models[1], 'game': g}
         yield dict(question_id=task.question_id, **who, turn=task.turn, prompt_name=task.prompt.name, judge=spec.name,
-                   messages=msgs, params=spec.params)
+                   messages=msgs, params=replace(spec, sample=task.sample).params) # a sample's own (judge_samples)
 
 # %% ../nbs/04_judge.ipynb #911eae6e
 def _write_requests(path, tasks, spec):
@@ -792,6 +820,7 @@ def _plan(job:_Job, data_dir) -> _Job:
     refs = job.bench.references(job.questions, data_dir, j.reference)
     job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, j.baseline, job.bench)
     if spec.rubric: job.tasks = _rubric_tasks(job.tasks, spec)
+    job.tasks = sample_tasks(job.tasks, j.judge_samples)
     single = j.mode == 'single'
     job.out = RecordFile(job.out_dir/'model_judgment'/f"{judge_file_name(spec.name)}_{'single' if single else 'pair'}.jsonl", Judgment if single else PairJudgment)
     writable(job.out.path) # before the first paid call, not after it
@@ -836,6 +865,7 @@ def _dry_run(job:_Job, summary:dict) -> dict:
 def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
     "Make the judgments left to do, under a progress bar; returns the calls made and how often the pace was cut."
     spec, j = job.spec, job.judging
+    if j.judge_samples > 1: return _judge_samples(job, gen, watch) # each sample's calls with their own parameters
     if j.batch: return judge_batch(job, make_record, watch) # through OpenAI's Batch API (mtbench.batch)
     limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
     gate = RateGate(j.judge_rpm or limits[0], j.judge_tpm or limits[1])

@@ -98,7 +98,7 @@ def _fault(self:_Handler, fault:str, body:dict):
     if fault == 'malformed': return self._send(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "Rating: [[')
     if fault == 'html': return self._send(200, b'<html><body><h1>502 Bad Gateway</h1></body></html>', ctype='text/html')
     if fault == 'empty_json': return self._send(200, {})
-    r = fake_completion(body)
+    r = fake_completion(body, self.srv._salt(body))
     if fault == 'no_choices': r['choices'] = []
     if fault == 'no_message': del r['choices'][0]['message']
     if fault in ('empty', 'null'): r['choices'][0]['message']['content'] = '' if fault == 'empty' else None
@@ -142,13 +142,23 @@ def __enter__(self:FakeChatServer):
 def __exit__(self:FakeChatServer, *exc):
     self.closing.set(); self._httpd.shutdown(); self._httpd.server_close()
 
+# %% ../nbs/09_testing.ipynb #089f9c98
+FakeChatServer.vary = False # True: requests with a temperature above 0 are answered as fresh draws (see `_salt`)
+
+@patch
+def _salt(self:FakeChatServer, body:dict) -> int:
+    "0 for a reply that is the prompt's; with `vary`, the count of sampled requests so far (temperature above 0)."
+    if not self.vary or not body.get('temperature'): return 0
+    with self._lock: self._draws = getattr(self, '_draws', 0) + 1; return self._draws
+
 # %% ../nbs/09_testing.ipynb #65ede174
 def fake_completion(body:dict, # the chat-completions request
+                    salt:int=0, # 0: the reply is a function of the messages; another number: another draw (a sampled reply)
                    ) -> dict:
     "A chat-completions response to `body` with a deterministic judge reply: a rating, or a verdict for pairwise prompts."
     import zlib
     text = '\n'.join(m.get('content', '') for m in body.get('messages', []))
-    h = zlib.crc32(text.encode())
+    h = zlib.crc32((text + (f'\n#{salt}' if salt else '')).encode())
     if '[RESULT]' in text: reply = f"The response follows the rubric in part. [RESULT] {1 + h % 5}" # a rubric judge's (Prometheus 2's) format
     elif '[[A]]' in text: reply = f"Both assistants address the question; weighing accuracy and detail, my verdict is {['[[A]]', '[[B]]', '[[C]]'][h % 3]}"
     else: reply = f"The response is relevant and mostly accurate, with a few gaps in depth.\n\nRating: [[{1 + h % 10}]]"
