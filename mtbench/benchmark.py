@@ -12,6 +12,7 @@ from fastcore.foundation import L
 from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions,
                           select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir,
                           check_question, question_records)
+from .settings import SettingError
 
 # %% auto #0
 __all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
@@ -187,7 +188,7 @@ def check_mode(self:Benchmark, mode:str # 'single', 'pairwise-baseline' or 'pair
               ):
     "Raise a one-line `MTBenchError` unless the benchmark can be judged in `mode`."
     if mode not in self.modes:
-        raise MTBenchError(f"{self.title} is judged in {' or '.join(self.modes)} mode only, not {mode}: drop --mode {mode}")
+        raise SettingError('mode', mode, f"{self.title} is judged in {' or '.join(self.modes)} mode only; leave mode at {self.modes[0]}")
 
 # %% ../nbs/03b_benchmark.ipynb #42e5e7dd
 @patch
@@ -521,7 +522,7 @@ def load_suite(path:str|Path, # a FastChat-format .jsonl or a .yaml/.yml suite
               ) -> Suite:
     "Your own questions as a benchmark, every question checked."
     path = Path(path).expanduser()
-    if not path.is_file(): raise MTBenchError(f"{path}: no such file; --questions takes a FastChat-format .jsonl or a .yaml suite")
+    if not path.is_file(): raise SettingError('questions', str(path), "no such file; give a FastChat-format .jsonl or a .yaml suite")
     if path.suffix in ('.yaml', '.yml'): name, where, tasks, qs = _read_yaml_suite(path)
     elif path.suffix == '.jsonl': name, where, tasks, qs = None, None, None, _read_jsonl_suite(path)
     else: raise MTBenchError(f"{path}: a questions file ends in .jsonl (FastChat's format) or .yaml/.yml (a suite)")
@@ -536,7 +537,7 @@ def get_benchmark(name:str|Benchmark|None='mt-bench', # a registered name, or a 
     if isinstance(name, Benchmark) and not questions: return name
     if questions:
         if name not in (None, 'mt-bench', MT_BENCH):
-            raise MTBenchError(f"--benchmark {name} and --questions {questions}: give one of them (your own questions are their own benchmark)")
+            raise SettingError('questions', str(questions), f"give either a benchmark ({name}) or your own questions: give one of them (your own questions are their own benchmark)")
         return load_suite(questions)
     name = name or 'mt-bench'
     if name not in BENCHMARKS and name in MODULES: importlib.import_module(MODULES[name])

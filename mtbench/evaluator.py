@@ -325,8 +325,8 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
 def _wandb_check(project:str):
     "Stop before anything runs if wandb is missing or the project name is one W&B refuses."
     bad = set(project) & set('/\\#?%:') or not project.strip() or len(project) > 128
-    if bad: raise MTBenchError(f"--wandb {project!r}: a project name is up to 128 characters, without / \\ # ? % :")
-    if importlib.util.find_spec('wandb') is None: raise MTBenchError("--wandb needs the wandb package: pip install 'mtbench[wandb]' (or wandb)")
+    if bad: raise SettingError('wandb', project, "a W&B project name is up to 128 characters, without / \\ # ? % :")
+    if importlib.util.find_spec('wandb') is None: raise SettingError('wandb', project, "needs the wandb package: pip install 'mtbench[wandb]' (or wandb)")
 
 def _wandb_summary(summary:dict) -> dict:
     "The scores for a W&B run's summary: JUDGE/MODEL/average and JUDGE/MODEL/turn_N, and adjusted win rates."

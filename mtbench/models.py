@@ -11,7 +11,7 @@ from pathlib import Path
 from .data import MTBenchError, log, cache_dir, sha256_file
 from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
-from .settings import Generation, RunSettings, legacy
+from .settings import Generation, RunSettings, SettingError, legacy
 
 # %% auto #0
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
@@ -329,7 +329,7 @@ def choose_attention(device:str, # the device the model goes to
         attn = 'flash_attention_2' if ok else 'sdpa'
         log.info(f"attention: {attn} ({why})")
     elif attn == 'flash_attention_2' and not ok:
-        raise MTBenchError(f"--attn flash_attention_2 cannot be used: {why}; use --attn sdpa (or auto)")
+        raise SettingError('attn', 'flash_attention_2', f"cannot be used: {why}; use sdpa (or leave it out)")
     return attn
 
 # %% ../nbs/02_models.ipynb #b19fc7af

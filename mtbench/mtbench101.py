@@ -12,6 +12,7 @@ from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import MTBenchError, PinnedFiles, pinned_file, Question, JudgePrompt
 from .benchmark import Benchmark, register
+from .settings import SettingError
 
 # %% auto #0
 __all__ = ['MTBENCH101_COMMIT', 'OPENCOMPASS_COMMIT', 'MTBENCH101_FILES', 'MTBENCH101_PINS', 'TAXONOMY', 'TASKS', 'TASK_NAMES',
@@ -120,7 +121,7 @@ def select(dialogues, # `Dialogue`s, e.g. from `load_dialogues`
           ) -> L:
     "At most `n` dialogues, round robin over the tasks, returned by id."
     if n is None: return L(dialogues)
-    if n < 0: raise MTBenchError(f"--max-questions must be 0 or more, got {n}")
+    if n < 0: raise SettingError('max_questions', n, 'use 0 or more')
     queues = {t: sorted((d for d in dialogues if d.task == t), key=lambda d: d.id) for t in TASKS}
     res, k = [], 0
     while len(res) < n and any(len(q) > k for q in queues.values()):
@@ -420,7 +421,7 @@ def judge_prompts(self:MTBench101,
                   path=None, # a judge prompts file instead of the benchmark's own
                  ) -> dict:
     "No FastChat prompts: OpenCompass's are read (and checked) now, so a missing or changed file stops the run before any call."
-    if path: raise MTBenchError(f"--judge-prompts {path}: MT-Bench-101 is judged with OpenCompass's prompts only; drop --judge-prompts")
+    if path: raise SettingError('judge_prompts', str(path), "MT-Bench-101 is judged with OpenCompass's prompts only; leave it out")
     load_opencompass_prompts(data_dir)
     return {}
 
