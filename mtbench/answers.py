@@ -117,20 +117,26 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
     for k in ('num_choices', 'max_new_tokens'):
         if (v := getattr(gen, k)) is not None and v < 1: raise SettingError(k, v, 'use 1 or more')
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
-        _check_file(output_dir, model, gen, model_id) # so is the answer file
-        backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
+        made = _check_file(output_dir, model, gen, model_id) # so is the answer file
+        try: backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
+        except BaseException:
+            if made and made.exists() and made.stat().st_size == 0: made.unlink() # the check's empty file: no answer came
+            raise
         try: return _answer_all(backend, questions, Path(output_dir), gen, progress, bench)
         finally:
             if own: backend.close() # frees the model, or stops the engine's server
 
 # %% ../nbs/03c_answers.ipynb #32246bd0
-def _check_file(output_dir, model, gen:Generation, model_id:str|None):
-    "Stop with one line when the answer file of a model about to be loaded cannot be written."
-    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return # loads nothing: checked in `_answer_all`
+def _check_file(output_dir, model, gen:Generation, model_id:str|None) -> Path|None:
+    "Stop with one line when the answer file of a model about to be loaded cannot be written; the file if this check made it."
+    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return None # loads nothing: checked in `_answer_all`
     if not model_id:
         from mtbench.models import resolve_model, default_model_id # the name `load_model` will give it
         model_id = default_model_id(model, resolve_model(model))
-    writable(RunFolder(output_dir).answer_file(model_id))
+    path = RunFolder(output_dir).answer_file(model_id)
+    new = not path.exists()
+    writable(path)
+    return path if new else None
 
 # %% ../nbs/03c_answers.ipynb #15d11e3e
 def _answered(d:dict|None, q, bench) -> bool:
