@@ -7,7 +7,8 @@ from __future__ import annotations
 import re, sys, time
 from pathlib import Path
 from fastcore.foundation import L
-from .data import MTBenchError, log, Answer, Question, RecordFile, category_temperature, hold_folder, new_answer_id
+from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
+from .runfolder import RunFolder, redact_url, writable
 from .settings import Generation, RunSettings, SettingError, legacy
 from .backends import Completion, make_backend
 from .benchmark import Benchmark, own_history, get_benchmark
@@ -116,18 +117,39 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
     for k in ('num_choices', 'max_new_tokens'):
         if (v := getattr(gen, k)) is not None and v < 1: raise SettingError(k, v, 'use 1 or more')
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
-        backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
+        made = _check_file(output_dir, model, gen, model_id) # so is the answer file
+        try: backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
+        except BaseException:
+            if made and made.exists() and made.stat().st_size == 0: made.unlink() # the check's empty file: no answer came
+            raise
         try: return _answer_all(backend, questions, Path(output_dir), gen, progress, bench)
         finally:
             if own: backend.close() # frees the model, or stops the engine's server
 
+# %% ../nbs/03c_answers.ipynb #32246bd0
+def _check_file(output_dir, model, gen:Generation, model_id:str|None) -> Path|None:
+    "Stop with one line when the answer file of a model about to be loaded cannot be written; the file if this check made it."
+    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return None # loads nothing: checked in `_answer_all`
+    if not model_id:
+        from mtbench.models import resolve_model, default_model_id # the name `load_model` will give it
+        model_id = default_model_id(model, resolve_model(model))
+    path = RunFolder(output_dir).answer_file(model_id)
+    new = not path.exists()
+    writable(path)
+    return path if new else None
+
 # %% ../nbs/03c_answers.ipynb #15d11e3e
+def _answered(d:dict|None, q, bench) -> bool:
+    "Whether `d`, the live record of question `q` on disk (or None), answers it: complete, of the right shape, not failed, not of an edited question."
+    return (d is not None and 'error' not in d and answer_problem(d, len(q.turns), bench.answered_turns(q)) is None
+            and d.get('question_digest') == bench.question_digest(q))
+
+# %% ../nbs/03c_answers.ipynb #deb3dc48
 def _todo(out:RecordFile, questions:list, bench) -> tuple:
-    "The questions to answer, shortest first (those not on disk, failed, or edited since), and how many of them failed before."
-    have, digest = out.load(), {q.question_id: bench.question_digest(q) for q in questions}
-    done = {k for k,a in have.items() if 'error' not in a.extra and a.extra.get('question_digest') == digest.get(k)} # a question edited since: again
-    retry = [q for q in questions if q.question_id in have and q.question_id not in done]
-    return sorted((q for q in questions if q.question_id not in done), key=lambda q: len(q.turns[0])), len(retry)
+    "The questions to answer, shortest first (those not answered on disk), and how many of them have a record there to redo."
+    have = {d.get('question_id'): d for _, d in out.scan()} # raw records: one of the wrong shape is redone, not loaded
+    todo = [q for q in questions if not _answered(have.get(q.question_id), q, bench)]
+    return sorted(todo, key=lambda q: len(q.turns[0])), sum(q.question_id in have for q in todo)
 
 # %% ../nbs/03c_answers.ipynb #0229ec46
 def _progress(total, name, enabled):
@@ -153,20 +175,27 @@ def _run_waves(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, s
         i += len(wave)
         if out.stop_reason: raise out.stop_reason # the disk filled: this wave landed in the reserve, start no other
 
+# %% ../nbs/03c_answers.ipynb #6dbddeeb
+def _compact(out:RecordFile):
+    "Compact the answer file (one line per question, the live one); a file with a line no `Answer` can be made of is left as it is."
+    try: out.compact()
+    except (TypeError, KeyError, AttributeError) as e: log.info(f"{out.path} not compacted ({e}): its last record of each question is the live one")
+
 # %% ../nbs/03c_answers.ipynb #6f4dc704
 def _answer_all(backend, questions, output_dir, gen, progress, bench=None):
     bench = bench or _OwnHistory()
-    out = RecordFile(output_dir/'model_answer'/f'{backend.model_id}.jsonl')
+    out = RecordFile(RunFolder(output_dir).answer_file(backend.model_id))
+    writable(out.path)
     todo, retry = _todo(out, questions, bench)
-    log.info(f"{backend.model_id}: {len(questions)-len(todo)} of {len(questions)} questions already answered, "
-             f"{len(todo)} to go" + (f" ({retry} failed before: retrying)" if retry else '') + f"; {backend!r}")
+    log.info(f"{backend.model_id}: {len(questions)-len(todo)} of {len(questions)} questions already answered, {len(todo)} to go"
+             + (f" ({retry} failed, incomplete or of the wrong shape on disk: answering them again)" if retry else '') + f"; {redact_url(repr(backend))}")
     stats = dict(new_tokens=0, answered=0, failed=0)
     t0 = time.perf_counter()
     bar = _progress(len(todo), backend.model_id, progress)
     try: _run_waves(backend, todo, out, gen, bench, bar, stats)
     finally: bar.close()
     secs = time.perf_counter() - t0
-    out.compact()
+    _compact(out)
     return _summary(backend, out, len(questions), len(todo), stats, secs)
 
 # %% ../nbs/03c_answers.ipynb #4c78ca97

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .settings import BACKENDS, Generation, SettingError, legacy
+from .client import Caller, CallPolicy, CallFailed, describe_error, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
+from .runfolder import redact_url
 
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
-           'listify', 'row_seed', 'RowSampler', 'describe_error', 'auto_batch_size', 'batch_flag', 'HFBackend',
-           'run_sync', 'EndpointBackend', 'transformers_backend', 'make_backend']
+           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'EndpointBackend',
+           'transformers_backend', 'make_backend']
 
 # %% ../nbs/03_backends.ipynb #0917f598
 class Backend:
@@ -204,13 +206,6 @@ def _is_oom(e) -> bool:
     if isinstance(e, (torch.OutOfMemoryError, MemoryError)): return True
     msg = str(e).lower()
     return isinstance(e, RuntimeError) and any(s in msg for s in ('out of memory', "can't allocate memory", 'not enough memory'))
-
-# %% ../nbs/03_backends.ipynb #0fd4440e
-def describe_error(e, # the exception a call raised
-                  ) -> str:
-    "A one-line description of a failed call (the judge uses it too), with anything key-like masked."
-    msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
-    return re.sub(r'(sk-|key-)[A-Za-z0-9_*\-]{4,}', r'\1***', ' '.join(msg.split()))[:300]
 
 # %% ../nbs/03_backends.ipynb #1d92c106
 CPU_BATCH = 16 # the most questions per batch on a CPU, where compute, not memory, is the limit
@@ -422,14 +417,6 @@ def _completion(self:HFBackend, row:list, seconds:float) -> Completion:
     raw = postprocess(self.tok, row, self.stop_ids | {self.pad_id}, self.stop_strings)
     return Completion(strip_think(raw), raw, n, seconds)
 
-# %% ../nbs/03_backends.ipynb #01d9c98e
-def run_sync(coro, # a coroutine
-            ):
-    "Run `coro` to completion, also from inside a running event loop (Jupyter)."
-    try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
-
 # %% ../nbs/03_backends.ipynb #7af9b729
 class EndpointBackend(Backend):
     "Generate answers with a model behind an OpenAI-compatible endpoint."
@@ -439,68 +426,70 @@ class EndpointBackend(Backend):
                  api_key_env:str|None=None, # environment variable holding the key (default OPENAI_API_KEY, else none)
                  concurrency:int=8, # requests in flight at once
                  timeout:float=600, # seconds per request
-                 max_retries:int=4, # the client's retries of rate limits, server errors and dropped connections
+                 max_retries:int=4, # retries of rate limits, server errors and dropped connections (the `CallPolicy`'s attempts are one more)
                  model_id:str|None=None, # name of the answer file (default: from `model`)
                 ):
         self.base_url, self.model, self.api_key_env = base_url.rstrip('/'), model, api_key_env
         self.concurrency, self.timeout, self.max_retries = concurrency, timeout, max_retries
         self.model_id = model_id or re.sub(r'[^A-Za-z0-9._-]+', '_', str(model).rstrip('/').split('/')[-1])
         self.batch_size = 4*concurrency # conversations per wave: keeps the server busy between waves
+        self.caller = Caller(self.base_url, CallPolicy(timeout=timeout, attempts=max_retries+1), fatal=lambda e: self._fatal(e))
 
-    def __repr__(self): return f"EndpointBackend({self.model!r} at {self.base_url}, concurrency {self.concurrency})"
+    def __repr__(self): return f"EndpointBackend({self.model!r} at {redact_url(self.base_url)}, concurrency {self.concurrency})"
 
     def _key(self):
         if self.api_key_env:
-            if not os.environ.get(self.api_key_env): raise MTBenchError(f"environment variable {self.api_key_env} is not set; it must hold the key for {self.base_url}")
+            if not os.environ.get(self.api_key_env): raise MTBenchError(f"environment variable {self.api_key_env} is not set; it must hold the key for {redact_url(self.base_url)}")
             return os.environ[self.api_key_env]
         return os.environ.get('OPENAI_API_KEY') or 'none'
 
 # %% ../nbs/03_backends.ipynb #afaee065
 @patch
 def info(self:EndpointBackend) -> dict:
-    "The endpoint and the model's name there."
-    return {'base_url': self.base_url, 'model': self.model}
+    "The endpoint (credentials in its URL replaced by ***) and the model's name there."
+    return {'base_url': redact_url(self.base_url), 'model': self.model}
 
 # %% ../nbs/03_backends.ipynb #062495b3
 @patch
 def generation_fields(self:EndpointBackend) -> dict:
-    "The endpoint and the model's name there."
-    return {'base_url': self.base_url, 'model': self.model}
+    "The endpoint (credentials in its URL replaced by ***: a record never holds a key) and the model's name there."
+    return {'base_url': redact_url(self.base_url), 'model': self.model}
 
 # %% ../nbs/03_backends.ipynb #617f42f0
 @patch
-def _failed(self:EndpointBackend, e) -> Completion:
-    "The `Completion` of a request that raised `e`; an error that would fail every request stops the run, naming the server."
+def _fatal(self:EndpointBackend, e) -> MTBenchError|None:
+    "The one-line error for a failure (after its retries) that every request would meet, naming the server; None: this answer fails alone."
     import openai
-    if isinstance(e, openai.APITimeoutError): return Completion(error=f"timed out after {self.timeout} s")
+    where = redact_url(self.base_url)
+    if isinstance(e, openai.APITimeoutError): return None
     if isinstance(e, openai.APIConnectionError):
-        raise MTBenchError(f"could not reach the model endpoint {self.base_url} ({describe_error(e.__cause__ or e)}); "
-                           f"is the server running? check model_base_url") from None
+        return MTBenchError(f"could not reach the model endpoint {where} ({describe_error(e.__cause__ or e)}); is the server running? check model_base_url")
     if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        raise MTBenchError(f"{self.base_url} refused the key ({e.status_code}); set the right one in "
-                           f"{self.api_key_env or 'OPENAI_API_KEY'} (or api_key_env)") from None
+        return MTBenchError(f"{where} refused the key ({e.status_code}); set the right one in {self.api_key_env or 'OPENAI_API_KEY'} (or api_key_env)")
     if isinstance(e, openai.NotFoundError):
-        raise MTBenchError(f"{self.base_url} has no model {self.model!r} (404: {describe_error(e)}); check the model's name") from None
-    if isinstance(e, openai.APIStatusError): return Completion(error=describe_error(e))
-    raise e
+        return MTBenchError(f"{where} has no model {self.model!r} (404: {describe_error(e)}); check the model's name")
+    return None
 
 # %% ../nbs/03_backends.ipynb #8a0be2e8
 @patch
+async def _request(self:EndpointBackend, client, messages, temperature, max_new_tokens, seed):
+    "One chat request; reasoning the server returns apart (`reasoning_content`) goes back in front of the content, in a think block."
+    r = await client.chat.completions.create(model=self.model, messages=messages, n=1, seed=seed,
+            temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
+    msg = getattr(next(iter(getattr(r, 'choices', None) or []), None), 'message', None) # None: `reply_text` says what is wrong
+    thought = msg is not None and (getattr(msg, 'reasoning_content', None) or getattr(msg, 'reasoning', None))
+    if thought: msg.content = f"{THINK_OPEN}{thought}{THINK_CLOSE}\n\n{msg.content or ''}"
+    return r
+
+# %% ../nbs/03_backends.ipynb #aa136ef5
+@patch
 async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
-    import openai
+    "One answer, made by the `Caller`; a call that gave nothing usable after its retries is a failed `Completion`."
     async with sem:
-        t0 = time.perf_counter()
-        try:
-            r = await client.chat.completions.create(model=self.model, messages=messages, n=1, seed=seed,
-                    temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
-        except openai.APIError as e: return self._failed(e)
-        dt = time.perf_counter() - t0
-    msg = r.choices[0].message
-    text = msg.content or ''
-    thought = getattr(msg, 'reasoning_content', None) or getattr(msg, 'reasoning', None)
-    raw = (f"{THINK_OPEN}{thought}{THINK_CLOSE}\n\n{text}" if thought else text).strip()
-    n = getattr(r.usage, 'completion_tokens', None) or 0
-    return Completion(strip_think(raw), raw, n, dt)
+        try: r, text, dt = await self.caller.call(lambda: self._request(client, messages, temperature, max_new_tokens, seed))
+        except CallFailed as e: return Completion(error=str(e))
+    raw = text.strip()
+    return Completion(strip_think(raw), raw, getattr(getattr(r, 'usage', None), 'completion_tokens', None) or 0, dt)
 
 # %% ../nbs/03_backends.ipynb #1fce43ee
 @patch
@@ -510,13 +499,11 @@ def generate(self:EndpointBackend, conversations:list, # OpenAI-style message li
              seed:int|list=0, # the choice index, one for all or one per conversation
             ) -> list:
     "One `Completion` per conversation, `concurrency` requests at a time."
-    import openai
     n = len(conversations)
     temps, seeds = listify(temperature, n), listify(seed, n)
     async def main():
         sem = asyncio.Semaphore(self.concurrency)
-        async with openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key(), timeout=self.timeout,
-                                      max_retries=self.max_retries) as client:
+        async with self.caller.client(self.base_url, self._key()) as client: # the client's own retries off: the Caller's count
             return await asyncio.gather(*[self._one(client, sem, c, t, max_new_tokens, s)
                                           for c,t,s in zip(conversations, temps, seeds)])
     return list(run_sync(main()))

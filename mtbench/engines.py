@@ -14,7 +14,8 @@ from .memory import Arch, GB, default_device, device_free_gb, to_gb, positional
 from .models import free_port
 from .settings import BACKENDS, Generation, SettingError, legacy
 from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
-                              has_chat_template, strip_think, row_seed, special_tokens, describe_error, listify, run_sync)
+                              has_chat_template, strip_think, row_seed, special_tokens, listify)
+from .client import CallFailed, describe_error, run_sync
 
 # %% auto #0
 __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
@@ -399,25 +400,28 @@ def _clean(self:EngineBackend, text:str) -> str:
 # %% ../nbs/03a_engines.ipynb #7e4c40fb
 @patch
 async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
-    "One request: `messages` rendered and tokenized as the transformers backend does, to the completions route."
-    import openai
+    "One request, made by the `Caller`: `messages` rendered and tokenized as the transformers backend does, to the completions route."
     ids = self.encode(messages)
     room = min(max_new_tokens, self.context - len(ids))
     if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the engine holds {self.context} a sequence")
     greedy = temperature < GREEDY_BELOW
-    async with sem:
-        t0 = time.perf_counter()
-        try:
-            r = await client.completions.create(model=self.model, prompt=ids if self.token_prompts else chat_prompt(self.tok, messages),
+    make = lambda: client.completions.create(model=self.model, prompt=ids if self.token_prompts else chat_prompt(self.tok, messages),
                     max_tokens=room, temperature=0.0 if greedy else temperature, top_p=self.top_p, seed=row_seed(seed, ids) % 2**31,
                     stop=self.stop_strings or None, extra_body=self.sampling)
-        except openai.APITimeoutError: return Completion(error=f"timed out after {self.timeout} s")
-        except openai.APIConnectionError as e:
-            raise MTBenchError(f"the {self.kind} server stopped answering ({describe_error(e.__cause__ or e)}); its log ends:\n{self.server.log_tail()}") from None
-        except openai.APIStatusError as e: return Completion(error=describe_error(e))
-        dt = time.perf_counter() - t0
-    raw = self._clean(r.choices[0].text or '')
-    return Completion(strip_think(raw), raw, getattr(r.usage, 'completion_tokens', None) or 0, dt)
+    async with sem:
+        try: r, text, dt = await self.caller.call(make)
+        except CallFailed as e: return Completion(error=str(e))
+    raw = self._clean(text)
+    return Completion(strip_think(raw), raw, getattr(getattr(r, 'usage', None), 'completion_tokens', None) or 0, dt)
+
+# %% ../nbs/03a_engines.ipynb #c4d00a49
+@patch
+def _fatal(self:EngineBackend, e) -> MTBenchError|None:
+    "A server of ours that cannot be reached (after the retries) has died: one line with its log's end; anything else fails that answer only."
+    import openai
+    if isinstance(e, openai.APIConnectionError) and not isinstance(e, openai.APITimeoutError):
+        return MTBenchError(f"the {self.kind} server stopped answering ({describe_error(e.__cause__ or e)}); its log ends:\n{self.server.log_tail()}")
+    return None
 
 # %% ../nbs/03a_engines.ipynb #6964f04f
 @patch(as_prop=True)
