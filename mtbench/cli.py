@@ -79,7 +79,8 @@ def _unalias(kw:dict) -> dict:
     return {k: VALUE_ALIASES.get(k, {}).get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
 
 # %% ../nbs/06a_cli.ipynb #28b1804c
-def own_params(func) -> dict:
+def own_params(func, # a command's function
+              ) -> dict:
     "{parameter: the settings class it is, or None for a plain flag} of a command's function, `run` left out."
     out = {}
     for k, p in inspect.signature(func, eval_str=True).parameters.items():

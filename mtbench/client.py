@@ -228,17 +228,21 @@ def begin(self:GracefulStop, why:str, # 'SIGINT', 'SIGTERM' or 'stop'
                 + (" (Ctrl-C again to quit now)" if why != 'stop' else ''))
     asyncio.get_running_loop().call_later(self.grace, self.hard.set)
 
+class _Signals:
+    "SIGINT and SIGTERM sent to `halt.begin` for the block (in the main thread; elsewhere only `stop` is watched)."
+    def __init__(self, halt): self.halt, self.sigs = halt, []
+    def __enter__(self):
+        loop = asyncio.get_running_loop(); self.halt.hard = asyncio.Event()
+        if threading.current_thread() is threading.main_thread(): self.sigs = [signal.SIGINT, signal.SIGTERM]
+        for s in self.sigs: loop.add_signal_handler(s, self.halt.begin, s.name)
+        return self.halt
+    def __exit__(self, *exc):
+        for s in self.sigs: asyncio.get_running_loop().remove_signal_handler(s)
+
 @patch
-@contextlib.contextmanager
 def signals(self:GracefulStop):
-    "Catch SIGINT and SIGTERM for the block (in the main thread; elsewhere only `stop` is watched)."
-    loop, main = asyncio.get_running_loop(), threading.current_thread() is threading.main_thread()
-    self.hard = asyncio.Event()
-    sigs = [signal.SIGINT, signal.SIGTERM] if main else []
-    for s in sigs: loop.add_signal_handler(s, self.begin, s.name)
-    try: yield self
-    finally:
-        for s in sigs: loop.remove_signal_handler(s)
+    "A context manager: catch SIGINT and SIGTERM for the block (in the main thread; elsewhere only `stop` is watched)."
+    return _Signals(self)
 
 # %% ../nbs/02a_client.ipynb #09db69a9
 @patch
