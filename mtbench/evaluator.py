@@ -27,22 +27,16 @@ class MTBenchEvaluator:
         flat = {**(settings or RunSettings()).flat(), **{_RENAMED.get(k, k): v for k, v in kw.items()}}
         if models is not None: flat['models'] = list(models)
         object.__setattr__(self, 'run_settings', RunSettings.from_flat(flat))
-
-# %% ../nbs/06_evaluator.ipynb #9aa02309
-@patch
-def __getattr__(self:MTBenchEvaluator, k:str): # a setting's name
-    if k.startswith('__') or k == 'run_settings': raise AttributeError(k)
-    flat = self.run_settings.flat()
-    k = _RENAMED.get(k, k)
-    if k not in flat: raise AttributeError(f"MTBenchEvaluator has no attribute or setting {k!r}")
-    return Path(flat[k]) if k == 'output_dir' else list(flat[k] or []) if k == 'models' else flat[k]
-
-# %% ../nbs/06_evaluator.ipynb #8a263c3a
-@patch
-def __setattr__(self:MTBenchEvaluator, k:str, v): # a setting's name (or any other attribute), and its value
-    k2 = _RENAMED.get(k, k)
-    if k2 in self.run_settings.flat(): object.__setattr__(self, 'run_settings', RunSettings.from_flat({**self.run_settings.flat(), k2: v}))
-    else: object.__setattr__(self, k, v)
+    def __getattr__(self, k:str): # a setting's name
+        if k.startswith('__') or k == 'run_settings': raise AttributeError(k)
+        flat = self.run_settings.flat()
+        k = _RENAMED.get(k, k)
+        if k not in flat: raise AttributeError(f"MTBenchEvaluator has no attribute or setting {k!r}")
+        return Path(flat[k]) if k == 'output_dir' else list(flat[k] or []) if k == 'models' else flat[k]
+    def __setattr__(self, k:str, v): # a setting's name (or any other attribute), and its value
+        k2 = _RENAMED.get(k, k)
+        if k2 in self.run_settings.flat(): object.__setattr__(self, 'run_settings', RunSettings.from_flat({**self.run_settings.flat(), k2: v}))
+        else: object.__setattr__(self, k, v)
 
 # %% ../nbs/06_evaluator.ipynb #ddd432cc
 def _memo(obj, name, f, *args):
