@@ -17,7 +17,7 @@ def file_stem(name:str, # a model or judge name
              ) -> str:
     "`name` as a file-name stem: 'gpt-4' stays 'gpt-4', 'local:smollm2-135m' becomes 'local_smollm2-135m'."
     if name.startswith(('/', '~', '.')) and Path(name).name not in ('', '.', '..'): name = Path(name).name # a model folder served by a local server
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_').lstrip('.') or 'model'
+    return re.sub(r'[^A-Za-z0-9._+-]+', '_', name).strip('_').lstrip('.') or 'model'
 
 # %% ../nbs/00b_runfolder.ipynb #9a433ac4
 class RunFolder:
