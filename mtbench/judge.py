@@ -14,7 +14,7 @@ from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts, iter_jsonl, answer_problem)
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
-from .runfolder import writable
+from .runfolder import RunFolder, file_stem, writable
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
 from .benchmark import MT_BENCH, get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (batch=True)
@@ -242,9 +242,8 @@ def is_reasoning_model(name:str, # a model name, possibly dated or with a provid
 # %% ../nbs/04_judge.ipynb #27783647
 def judge_file_name(judge:str, # a judge name
                    ) -> str:
-    "`judge` as a file-name stem: 'gpt-4' stays 'gpt-4', 'local:smollm2-135m' becomes 'local_smollm2-135m'."
-    if judge.startswith(('/', '~', '.')): judge = Path(judge).name # a model folder served by a local server
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', judge).strip('_') or 'judge'
+    "`judge` as a file-name stem: 'gpt-4' stays 'gpt-4', 'local:smollm2-135m' becomes 'local_smollm2-135m' (`mtbench.runfolder.file_stem`)."
+    return file_stem(judge)
 
 # %% ../nbs/04_judge.ipynb #1051f8b9
 PRICES = { # model prefix: (dollars per 1M input tokens, per 1M output tokens)
@@ -802,7 +801,7 @@ def _start(output_dir, model_list, judging, selection, dry_run) -> _Job:
     j = _checked(judging)
     spec = resolve_judge(j, need_key=not dry_run)
     if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
-    out_dir = Path(output_dir); answer_dir = out_dir/'model_answer'
+    out_dir = Path(output_dir); answer_dir = RunFolder(out_dir).answer_dir
     models = list(model_list or sorted(p.stem for p in answer_dir.glob('*.jsonl')))
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if j.mode == 'pairwise-all' and len(models) < 2: raise SettingError('mode', j.mode, 'needs at least two models in model_list')
@@ -816,13 +815,14 @@ def _plan(job:_Job, data_dir) -> _Job:
     "`job` planned: its tasks, its judgment file, those on disk, those to do, the price and the output estimate."
     j, spec = job.judging, job.spec
     base = j.baseline if j.mode == 'pairwise-baseline' else None
-    answers = _load_answers(job.out_dir/'model_answer', job.models + ([base] if base and base not in job.models else []), job.questions, base, job.bench)
+    folder = RunFolder(job.out_dir)
+    answers = _load_answers(folder.answer_dir, job.models + ([base] if base and base not in job.models else []), job.questions, base, job.bench)
     refs = job.bench.references(job.questions, data_dir, j.reference)
     job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, j.baseline, job.bench)
     if spec.rubric: job.tasks = _rubric_tasks(job.tasks, spec)
     job.tasks = sample_tasks(job.tasks, j.judge_samples)
     single = j.mode == 'single'
-    job.out = RecordFile(job.out_dir/'model_judgment'/f"{judge_file_name(spec.name)}_{'single' if single else 'pair'}.jsonl", Judgment if single else PairJudgment)
+    job.out = RecordFile(folder.judgment_file(spec.name, 'single' if single else 'pair'), Judgment if single else PairJudgment)
     writable(job.out.path) # before the first paid call, not after it
     job.done = _judgment_index(job.out)
     job.todo = [t for t in job.tasks if not _is_done(job.done.get(t.key(spec.name)), t)]
@@ -851,7 +851,7 @@ def _totals(per):
 def _dry_run(job:_Job, summary:dict) -> dict:
     "Write the requests the run would send, and estimate its tokens and cost per model; call nothing."
     if job.judging.batch: job, summary = batch_dry_run(job, summary) # the Batch API request files, at its price
-    req = job.out_dir/'model_judgment'/f'{judge_file_name(job.spec.name)}_{job.mode}_requests.jsonl'
+    req = RunFolder(job.out_dir).requests_file(job.spec.name, job.mode)
     _write_requests(req, job.todo, job.spec)
     per = {}
     for t in job.todo:
