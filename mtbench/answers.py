@@ -4,7 +4,7 @@
 
 # %% ../nbs/03c_answers.ipynb #48af5a04
 from __future__ import annotations
-import re, sys, time
+import asyncio, re, sys, time
 from pathlib import Path
 from fastcore.foundation import L
 from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
@@ -175,6 +175,35 @@ def _run_waves(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, s
         i += len(wave)
         if out.stop_reason: raise out.stop_reason # the disk filled: this wave landed in the reserve, start no other
 
+# %% ../nbs/03c_answers.ipynb #9f182543
+async def _choice_turns(ask, bench, q, choice:int) -> list:
+    "One choice of question `q` through `ask`, turn after turn (all turns at once with golden history); a turn after a failed one fails too."
+    comps, turns, temp = [None]*len(q.turns), bench.answered_turns(q), bench.temperature(q)
+    if bench.history == 'golden':
+        outs = await asyncio.gather(*[ask(bench.messages(q, t, [None]*(t-1)), temp, choice) for t in turns])
+        for t, c in zip(turns, outs): comps[t-1] = c
+        return comps
+    for t in turns:
+        prev = comps[t-2] if t > 1 else None
+        comps[t-1] = (Completion(error=f'turn {t-1} failed') if prev is not None and prev.error is not None
+                      else await ask(bench.messages(q, t, [c and c.text for c in comps[:t-1]]), temp, choice))
+    return comps
+
+# %% ../nbs/03c_answers.ipynb #5f1bb974
+def _run_pipelined(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, stats:dict):
+    "Answer `todo` through a server (`backend.run_asking`), each question's turns back to back and its record appended when it is done."
+    t0, n, queue = time.perf_counter(), gen.num_choices, iter(todo)
+    async def question(ask, q):
+        per_choice = await asyncio.gather(*[_choice_turns(ask, bench, q, i) for i in range(n)])
+        rec = out.append(_record(backend, q, per_choice, gen.new_tokens(), backend.peak_memory_gb(), bench))
+        stats['answered' if 'error' not in rec.extra else 'failed'] += 1
+        stats['new_tokens'] += sum(rec.extra['new_tokens'])
+        bar.set_postfix_str(f"{stats['new_tokens']/(time.perf_counter()-t0):.1f} tok/s", refresh=False); bar.update(1)
+        if out.stop_reason: raise out.stop_reason # the disk filled: this record landed in the reserve, start no other
+    async def worker(ask):
+        for q in queue: await question(ask, q)
+    backend.run_asking(lambda ask: asyncio.gather(*[worker(ask) for _ in range(2*backend.concurrency)]), gen.new_tokens())
+
 # %% ../nbs/03c_answers.ipynb #6dbddeeb
 def _compact(out:RecordFile):
     "Compact the answer file (one line per question, the live one); a file with a line no `Answer` can be made of is left as it is."
@@ -192,7 +221,8 @@ def _answer_all(backend, questions, output_dir, gen, progress, bench=None):
     stats = dict(new_tokens=0, answered=0, failed=0)
     t0 = time.perf_counter()
     bar = _progress(len(todo), backend.model_id, progress)
-    try: _run_waves(backend, todo, out, gen, bench, bar, stats)
+    run = _run_pipelined if callable(getattr(backend, 'run_asking', None)) else _run_waves # a server: each question on its own
+    try: run(backend, todo, out, gen, bench, bar, stats)
     finally: bar.close()
     secs = time.perf_counter() - t0
     _compact(out)

@@ -187,6 +187,19 @@ class _RowBudget:
         if self._t is None: self._t = torch.tensor(self.caps, device=input_ids.device)
         return (input_ids.shape[1] - self.start) >= self._t
 
+# %% ../nbs/03_backends.ipynb #93200373
+class _RowStop:
+    "A stopping criterion: row i is done once its new text matches `patterns[i]` (a regex; None: never), e.g. a judge's rating written."
+    def __init__(self, tok, start:int, patterns:list, tail:int=32):
+        self.tok, self.start, self.tail, self._done = tok, start, tail, None
+        self.rx = [re.compile(p) if p else None for p in patterns]
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+        if self._done is None: self._done = torch.zeros(len(self.rx), dtype=torch.bool, device=input_ids.device)
+        for i, rx in enumerate(self.rx): # checked every step, so the first match ends in the newest tokens
+            if rx and not self._done[i]: self._done[i] = rx.search(self.tok.decode(input_ids[i, max(self.start, input_ids.shape[1]-self.tail):])) is not None
+        return self._done.clone()
+
 # %% ../nbs/03_backends.ipynb #54a03a80
 def _context_length(model) -> int|None:
     c = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
@@ -330,7 +343,7 @@ def _prefill(self:HFBackend, prompts:list, width:int):
 
 # %% ../nbs/03_backends.ipynb #6ee69144
 @patch
-def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:list) -> list:
+def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:list, stops:list|None=None) -> list:
     "Generate one left-padded batch; returns each row's generated ids and the batch's seconds."
     import torch
     from transformers import LogitsProcessorList, StoppingCriteriaList
@@ -342,7 +355,8 @@ def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:l
     gcfg = self.model.generation_config
     sampler = RowSampler(temps, [row_seed(s, p) for s,p in zip(seeds, prompts)],
                          top_k=gcfg.top_k if gcfg.top_k is not None else 50, top_p=gcfg.top_p, device=self.model.device)
-    kw = dict(logits_processor=LogitsProcessorList([sampler]), stopping_criteria=StoppingCriteriaList([_RowBudget(width, caps)]))
+    ends = [_RowBudget(width, caps)] + ([_RowStop(self.tok, width, stops)] if any(stops or []) else [])
+    kw = dict(logits_processor=LogitsProcessorList([sampler]), stopping_criteria=StoppingCriteriaList(ends))
     if self.stop_strings: kw['tokenizer'] = self.tok
     with torch.inference_mode():
         cache = self._prefill(prompts, width)
@@ -377,12 +391,12 @@ def _out_of_memory(self:HFBackend, batch:list, oom:str, res:list) -> int:
 
 # %% ../nbs/03_backends.ipynb #281461f6
 @patch
-def _run_batch(self:HFBackend, batch:list, prompts:list, temps:list, seeds:list, res:list) -> int:
+def _run_batch(self:HFBackend, batch:list, prompts:list, temps:list, seeds:list, res:list, stops:list) -> int:
     "Generate `batch` ((index, room) pairs) into `res`; returns the rows done (0: out of memory, retry with the halved batch)."
     oom = None
     try:
         outs, dt = self._generate_batch([prompts[i] for i,_ in batch], [temps[i] for i,_ in batch],
-                                        [seeds[i] for i,_ in batch], [c for _,c in batch])
+                                        [seeds[i] for i,_ in batch], [c for _,c in batch], [stops[i] for i,_ in batch])
     except Exception as e:
         if not _is_oom(e):
             log.warning(f"generation failed for a batch of {len(batch)}: {describe_error(e)}")
@@ -399,14 +413,15 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
              temperature:float|list, # one for all, or one per conversation
              max_new_tokens:int=1024, # new tokens per answer
              seed:int|list=0, # the choice index, one for all or one per conversation
+             stop_at:str|list|None=None, # a regex, one for all or one per conversation (None: none): a row ends once its text matches it
             ) -> list:
     "One `Completion` per conversation."
     n = len(conversations)
-    temps, seeds = listify(temperature, n), listify(seed, n)
+    temps, seeds, stops = listify(temperature, n), listify(seed, n), listify(stop_at, n)
     prompts = [self.encode(c) for c in conversations]
     res = [None]*n
     todo = self._rooms(prompts, max_new_tokens, res)
-    while todo: todo = todo[self._run_batch(todo[:self.batch_size], prompts, temps, seeds, res):]
+    while todo: todo = todo[self._run_batch(todo[:self.batch_size], prompts, temps, seeds, res, stops):]
     return res
 
 # %% ../nbs/03_backends.ipynb #3f5a1846
@@ -493,6 +508,17 @@ async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new
 
 # %% ../nbs/03_backends.ipynb #1fce43ee
 @patch
+def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
+               max_new_tokens:int=1024, # new tokens per answer
+              ):
+    "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns."
+    async def go():
+        sem = asyncio.Semaphore(self.concurrency)
+        async with self.caller.client(self.base_url, self._key()) as client: # the client's own retries off: the Caller's count
+            return await main(lambda m, t, s: self._one(client, sem, m, t, max_new_tokens, s))
+    return run_sync(go())
+
+@patch
 def generate(self:EndpointBackend, conversations:list, # OpenAI-style message lists
              temperature:float|list, # one for all, or one per conversation
              max_new_tokens:int=1024, # new tokens per answer
@@ -500,13 +526,8 @@ def generate(self:EndpointBackend, conversations:list, # OpenAI-style message li
             ) -> list:
     "One `Completion` per conversation, `concurrency` requests at a time."
     n = len(conversations)
-    temps, seeds = listify(temperature, n), listify(seed, n)
-    async def main():
-        sem = asyncio.Semaphore(self.concurrency)
-        async with self.caller.client(self.base_url, self._key()) as client: # the client's own retries off: the Caller's count
-            return await asyncio.gather(*[self._one(client, sem, c, t, max_new_tokens, s)
-                                          for c,t,s in zip(conversations, temps, seeds)])
-    return list(run_sync(main()))
+    asks = list(zip(conversations, listify(temperature, n), listify(seed, n)))
+    return list(self.run_asking(lambda ask: asyncio.gather(*[ask(c, t, s) for c, t, s in asks]), max_new_tokens))
 
 # %% ../nbs/03_backends.ipynb #f10ec7ca
 @BACKENDS.register('transformers')

@@ -551,9 +551,12 @@ def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Fac
                  gen:Generation, # the memory and generation settings
                  model_id:str|None=None, # the answer file's name (default: from the model)
                  prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
-                ) -> EngineBackend|None:
-    "The fastest engine installed for `model` on this device (`choose_engine`); None: the transformers backend."
-    return start_engine(model, gen.update(engine='auto'), model_id, prompt_tokens=prompt_tokens)
+                ):
+    "The fastest engine installed for `model` on this device (`choose_engine`), or the transformers backend; run.json records which and why."
+    if (be := start_engine(model, gen.update(engine='auto'), model_id, prompt_tokens=prompt_tokens)) is not None: return be
+    be = BACKENDS['transformers'](model, gen, model_id, prompt_tokens)
+    be.engine_info = {'engine': 'transformers', 'chosen': choose_engine('auto', model)[1]}
+    return be
 
 ENGINE_CHOICES = tuple(BACKENDS) # the engines' names, as the registry has them
 

@@ -21,8 +21,8 @@ from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (
 
 # %% auto #0
 __all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE',
-           'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS', 'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS', 'RUBRIC_JUDGES',
-           'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE',
+           'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS', 'LOCAL_MAX_TOKENS', 'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS',
+           'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE',
            'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
            'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
            'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
@@ -225,10 +225,18 @@ def parse_verdict(text:str, # the judge's reply to one pairwise game
         if tag in text: return v
     return 'error'
 
+# %% ../nbs/04_judge.ipynb #07a89e93
+@patch(as_prop=True)
+def stop_pattern(self:JudgeTask) -> str|None:
+    "A regex whose first match fixes what `parse` reads (nothing written after it changes the score); None: no such point."
+    if self._own: return getattr(self.bench, 'rating_stop', None)
+    return r'\[\[A\]\]' if self.pairwise else ONE_SCORE.pattern
+
 # %% ../nbs/04_judge.ipynb #4f6ff038
 DEFAULT_API_JUDGE = 'gpt-4.1-nano'
 DEFAULT_LOCAL_JUDGE = 'local:smollm2-135m'
 MAX_TOKENS = 2048 # FastChat's judge max_tokens
+LOCAL_MAX_TOKENS = 256 # a local judge's explanation, by default (see 'A local judge')
 REASONING_MAX_TOKENS = 16384 # reasoning tokens count against max_completion_tokens: room to think, then answer
 
 # %% ../nbs/04_judge.ipynb #d36d8a30
@@ -297,7 +305,8 @@ class JudgeSpec:
 def params(self:JudgeSpec) -> dict:
     "The sampling parameters of each call."
     if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS) # samples at its own temperature
-    p = dict(temperature=0, max_new_tokens=self.max_tokens or MAX_TOKENS) if self.local else dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS)
+    p = (dict(temperature=0, max_new_tokens=self.max_tokens or LOCAL_MAX_TOKENS, stop_at='rating') if self.local # stops once its rating is written
+         else dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS))
     if self.score_mode == 'expected' and not self.local: p.update(logprobs=True, top_logprobs=20)
     if self.sample > 1: p['temperature'] = SAMPLE_TEMPERATURE # judge_samples: samples 2..K must be able to differ
     return p
@@ -649,7 +658,8 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
     stats = {'calls': 0, 'failed': 0}
     for i in range(0, len(tasks), per_batch):
         batch = tasks[i:i+per_batch]
-        comps = iter(backend.generate([m for t in batch for m in t.messages], temperature=spec.params['temperature'], max_new_tokens=spec.params['max_new_tokens']))
+        comps = iter(backend.generate([m for t in batch for m in t.messages], spec.params['temperature'], spec.params['max_new_tokens'],
+                                      stop_at=[t.stop_pattern for t in batch for _ in t.messages]))
         for t in batch:
             replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs))) for msgs in t.messages]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
@@ -1136,7 +1146,7 @@ def _rubric_spec(spec, rubric):
 # %% ../nbs/04_judge.ipynb #f75bc3ae
 class _RubricBench:
     "A benchmark seen through a rubric judge: its questions and references, the rubric's messages and parser, scale 1-5."
-    scale = (1, 5)
+    scale, rating_stop = (1, 5), None # Prometheus writes feedback, then its score
     def __init__(self, bench, spec): self._bench, self._spec = bench, spec
     def __getattr__(self, k): return getattr(self._bench, k)
     def judge_messages(self,

@@ -369,6 +369,7 @@ class MTBench101(Benchmark):
     "MT-Bench-101: golden history, OpenCompass's judge prompts and rating, each dialogue scored by its weakest turn."
     name, title, history, size, categories, source = 'mt-bench-101', 'MT-Bench-101', 'golden', 1388, TASKS, 'mtbench101.jsonl'
     modes = ('single',) # OpenCompass has no pairwise prompts for it
+    rating_stop = r'\[[0-9]+\]' # OpenCompass reads the first [n]: a local judge may stop there
     data_dir = None # the data folder `load` read last
 
     def load(self,

@@ -98,8 +98,8 @@ class Selection(Settings):
 @dataclass
 class Generation(Settings):
     "How a model answers: the engine or endpoint, memory and batching, and the generation protocol."
-    engine:Param('what generates the answers: transformers (in-process), llama.cpp, vllm, or auto (the fastest installed); mtbench starts and stops it',
-                 str, choices=BACKENDS)='transformers'
+    engine:Param('what generates the answers: auto (the fastest installed for the model and device, and why), transformers (in-process), llama.cpp or vllm; mtbench starts and stops it',
+                 str, choices=BACKENDS)='auto'
     model_base_url:str|None=None # an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI)
     api_key_env:str|None=None # environment variable with that server's key (default OPENAI_API_KEY, else none)
     concurrency:int=8 # requests in flight to the server (a vLLM server on a cluster takes hundreds)

@@ -1,0 +1,52 @@
+"""The newcomer's first command, timed: `mtbench run --models smollm2-135m --max-questions 8`.
+
+Runs the command as a user would (a fresh output folder, no key: the local judge), once per variant, and
+prints its wall time from start to exit and the split that run.json records: answering (model load
+included) and judging (judge load included). The goal is 3 minutes on a 2-core CPU. Variants are extra
+flags; the default runs today's defaults and FastChat's budgets for the local judge side by side:
+
+    python bench/quick_look.py                                  # defaults, and --judge-max-tokens 2048 --engine transformers
+    python bench/quick_look.py --variant "" --variant "--engine transformers"
+
+Take the figures on an idle machine: with 2 cores, anything else running is measured too.
+"""
+import argparse, json, os, platform, shlex, subprocess, tempfile, time
+from pathlib import Path
+
+def run(flags:str, max_questions:int) -> dict:
+    out = Path(tempfile.mkdtemp(prefix='quick_look_'))
+    cmd = ['mtbench', 'run', '--models', 'smollm2-135m', '--max-questions', str(max_questions), '--output-dir', str(out), *shlex.split(flags)]
+    env = {k: v for k, v in os.environ.items() if k != 'OPENAI_API_KEY'} # no key: the local judge, as for a newcomer offline
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if r.returncode: raise SystemExit(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stderr[-2000:]}")
+    info = json.loads((out/'run.json').read_text())
+    m = info['models']['smollm2-135m']
+    judged = [json.loads(l) for l in next((out/'model_judgment').glob('*single.jsonl')).read_text().splitlines()]
+    t = info.get('timing', {}) # run.json: seconds per step, model load included
+    return dict(wall=wall, answer_s=t.get('answers:smollm2-135m'), judge_s=t.get('judge:smollm2-135m'),
+                tokens=m.get('new_tokens'), engine=m.get('backend'), judge=info['judge'], sources=_count(j.get('score_source') for j in judged), out=out)
+
+def _count(xs):
+    c = {}
+    for x in xs: c[x] = c.get(x, 0) + 1
+    return c
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--variant', action='append', help='extra flags for one run (repeatable); default: today\'s defaults, then FastChat\'s budget in-process')
+    p.add_argument('--max-questions', type=int, default=8)
+    a = p.parse_args()
+    variants = a.variant if a.variant is not None else ['', '--judge-max-tokens 2048 --engine transformers']
+    print(f"{platform.node()}: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start")
+    rows = []
+    for v in variants:
+        r = run(v, a.max_questions)
+        rows.append(r)
+        print(f"flags {v or '(defaults)'!r}: {r['wall']:.0f} s end to end = {r['wall']/60:.2f} min; answers {r['answer_s']:.0f} s "
+              f"({r['tokens']} new tokens, {r['engine']}), judge {r['judge_s']:.0f} s "
+              f"({r['judge']['params']}); scores from {r['sources']}; goal 180 s: ratio {r['wall']/180:.2f}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+if __name__ == '__main__': main()
