@@ -6,14 +6,18 @@
 from __future__ import annotations
 import json, math, os
 from pathlib import Path
-from .data import MTBenchError, CATEGORIES, read_jsonl
+from .data import MTBenchError, CATEGORIES, PinnedFiles, pinned_file, read_jsonl
 from .settings import RunSettings, JudgeSettings, SettingError
 from .analysis import OFFICIAL_CATEGORY, load_judgments
 
 # %% auto #0
-__all__ = ['KEY', 'JUDGE_KEYWORDS', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats', 'agreement', 'format_agreement',
-           'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement', 'human_agreement', 'votes_from_pairs',
-           'copy_sample', 'judge_keywords', 'rejudge_sample', 'reference_judgments', 'agreement_cli']
+__all__ = ['KEY', 'JUDGE_KEYWORDS', 'PREGENERATED_URL', 'PREGENERATED_JUDGMENTS', 'PREGENERATED_ANSWERS', 'PREGENERATED',
+           'HUMAN_REPO', 'HUMAN_REVISION', 'HUMAN_FILES', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats',
+           'agreement', 'format_agreement', 'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement',
+           'human_agreement', 'votes_from_pairs', 'copy_sample', 'judge_keywords', 'judge_calls', 'rejudge_sample',
+           'reference_files', 'pregenerated_reference', 'fetch_answers', 'human_votes_dir', 'load_human_votes',
+           'conversations', 'sample_pairs', 'write_answers', 'rejudge_pairs', 'human_table', 'reference_judgments',
+           'reference_sample', 'human_agreement_cli', 'agreement_cli']
 
 # %% ../nbs/05b_agreement.ipynb #735d1ab0
 def _shared(got:dict, k) -> int:
@@ -151,10 +155,20 @@ def voter(judge, # a vote's judge field: 'expert_3', 'author_0', ['gpt-4', 'pair
     j = str(judge)
     return 'human' if j.startswith('expert') else 'author' if j.startswith('author') else j
 
+# %% ../nbs/05b_agreement.ipynb #10e1c215
+def _plain(v):
+    "A value read from parquet as JSON would have it: arrays as lists (of dicts), numpy numbers as Python's."
+    if hasattr(v, 'tolist') and not isinstance(v, (str, bytes)): v = v.tolist()
+    if isinstance(v, dict): return {k: _plain(x) for k, x in v.items()}
+    return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
+
 # %% ../nbs/05b_agreement.ipynb #8122ba10
-def read_votes(path:str|Path, # a JSON list or JSONL of votes (question_id, model_a, model_b, winner, judge, turn)
+def read_votes(path:str|Path, # a JSON list, JSONL or parquet file of votes (question_id, model_a, model_b, winner, judge, turn)
               ) -> list:
-    "Pairwise votes in the schema of lmsys/mt_bench_human_judgments, from a .json list or a .jsonl file."
+    "Pairwise votes in the schema of lmsys/mt_bench_human_judgments, from a .json list, a .jsonl or the hub's .parquet file."
+    if Path(path).suffix == '.parquet':
+        import pandas as pd
+        return [_plain(r) for r in pd.read_parquet(path).to_dict('records')]
     text = Path(path).read_text(encoding='utf-8')
     return json.loads(text) if text.lstrip().startswith('[') else list(read_jsonl(path))
 
@@ -250,21 +264,208 @@ def judge_keywords(js:JudgeSettings, # the judge settings
     if js.judge_engine != 'transformers': raise SettingError('judge_engine', js.judge_engine, 'agreement runs a local judge in-process: use transformers, or serve it yourself and give judge_base_url')
     return {kw: getattr(js, f) for f, kw in JUDGE_KEYWORDS.items() if getattr(js, f) not in (None, getattr(JudgeSettings(), f))}
 
+# %% ../nbs/05b_agreement.ipynb #9bad40f8
+def judge_calls(output_dir:str|Path, # the run folder holding the answer files
+                calls:list, # (model_list, question_ids) of each `judge_answers` call
+                kw:dict, # the judge's `judge_answers` keywords (`judge_keywords`), and data_dir
+                dry_run:bool=False, # price and write the requests, call nothing
+               ) -> list:
+    "`judge_answers` once per call, its summaries; a dry run's requests of every call kept together in the requests file."
+    from mtbench import judge as J
+    sums, reqs = [], {}
+    for models, qids in calls:
+        sums.append(J.judge_answers(output_dir, models, question_ids=qids, **kw, **({'dry_run': True} if dry_run else {})))
+        if dry_run: reqs.setdefault(sums[-1]['requests_file'], []).append(Path(sums[-1]['requests_file']).read_text(encoding='utf-8'))
+    for f, texts in reqs.items(): Path(f).write_text(''.join(texts), encoding='utf-8')
+    return sums
+
 # %% ../nbs/05b_agreement.ipynb #f11b41c1
 def rejudge_sample(reference_dir:str|Path, # the reference run folder: model_answer/*.jsonl
                    sample, # the sampled judgments (`sample_judgments`)
                    output_dir:str|Path, # a fresh run folder for the sample's answers and your judge's judgments
                    judging:JudgeSettings|None=None, # your judge (default: mtbench's default judge)
                    data_dir:str|None=None, # the benchmark's data (default: MTBENCH_DATA_DIR, else the download cache)
+                   dry_run:bool=False, # write and price the requests, call nothing (no judgments come back)
                   ) -> tuple:
     "Grade the sampled answers with your judge: (its judgments of the sampled turns, the judge's summaries)."
-    from mtbench import judge as J
     import pandas as pd
-    kw = judge_keywords(judging or JudgeSettings()) # judge_answers checks their values
-    sums = [J.judge_answers(output_dir, [m], question_ids=q, **kw, **({'data_dir': data_dir} if data_dir else {}))
-            for m, q in copy_sample(reference_dir, sample, output_dir).items()]
+    kw = {**judge_keywords(judging or JudgeSettings()), **({'data_dir': data_dir} if data_dir else {})} # judge_answers checks their values
+    sums = judge_calls(output_dir, [([m], q) for m, q in copy_sample(reference_dir, sample, output_dir).items()], kw, dry_run)
+    if dry_run: return sample.iloc[:0], sums
     judged = pd.concat([load_judgments(judgment_file=f)['single'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
     return judged.merge(sample[KEY].drop_duplicates(), on=KEY), sums
+
+# %% ../nbs/05b_agreement.ipynb #c2a7f903
+PREGENERATED_URL = 'https://huggingface.co/spaces/lmsys/mt-bench/resolve/main/data/mt_bench/' # what FastChat's download script reads (the space's main)
+PREGENERATED_JUDGMENTS = 'model_judgment/gpt-4_single.jsonl' # GPT-4's single grades: no sha256 could be verified (recorded on first download)
+PREGENERATED_ANSWERS = { # model: sha256 of its model_answer/MODEL.jsonl (where each value comes from: above)
+    'alpaca-13b': '80f4a8bf4665839d33fa0ea7f4b58824abf88d5a0edc9e7cc68a362fca88ef98', 'baize-v2-13b': '062eb0b865a8b903e0d434a59ed8a7b58c74fcf57de154858f9ca00788758e4e',
+    'chatglm-6b': '2785d99500d910bf0154f64947743e12c9cf20fdba6c160c314c099e0d03dfb9', 'claude-instant-v1': 'e06bbf0f8c02cc56cf0508312627b8e552df1e4e5c061a9dc236f73c0d053bac',
+    'claude-v1': '884c109de34721859bf7ffa0f7e525dfbc9fb0d99c1ee7c5488bfb2eb8f8c62c', 'dolly-v2-12b': '5b1fd3f5c56bdeab746576067412c503ee5030e89456870219fed04fd1040056',
+    'falcon-40b-instruct': 'efcabc647b32a600d845b6bc85573facf70ef566b6c4d1ad2cecfb46c897a2ea', 'fastchat-t5-3b': '4e65d40093631aa0c55703f0df528ac6d4225097e42d8694f49b11d2b89e889b',
+    'gpt-3.5-turbo': 'c3c097c21f91e4b44a554d82e5d47516daf7e8240e13b2eca79d211afc1fdfd6', 'gpt-4': 'f65cdce00aa8567e9add118cabd34c2866291ed8f5c1d568f8da9a81d231d3e7',
+    'gpt4all-13b-snoozy': 'd6a341c37224e166bd65c44df6c189f42e756221ad3975164934f336d1bd1bec', 'guanaco-33b': '5f8856d1e57c56a474e2dcd487684ff99f02cff8905ef8a2e1b6601f9d5819e9',
+    'guanaco-65b': '5b3123555399be437eba9fe49c2f6f09c9ac6a497f3dee96299f4565036ed2b4', 'h2ogpt-oasst-open-llama-13b': '0cf8c355a944f791b708f834d139c87e7f4cd97a0e7e12d03e5d64b235e96204',
+    'koala-13b': 'f1dacd010bec3e87ec6f1160c285bfe42f1acbaa9947a4debe5360778ff1b5aa', 'llama-13b': 'b96b9f1e0a7e4e669fecfecda1c33908fdc4c095e38346e84352ea254c0b2cbc',
+    'mpt-30b-chat': '2adb32470a79ca17060d14c6fb88ea1b9b4bc10d4589778715fe88c96cfe2aa8', 'mpt-30b-instruct': 'df81b38aa8b7f7d6c5f214e72ee568284f5c6bb7da74a8cb45662b7a067f5415',
+    'mpt-7b-chat': '7171e42d926a99ea1d7fd804fb19ee367d00c6be81f38bb450bd90cd0df4a772', 'nous-hermes-13b': 'd953f206fd86f600af32668c6b6c6785006497df8aa745d96aef2fdca5b31310',
+    'oasst-sft-4-pythia-12b': '5b22cc8495a15bbe69361bbf30782f3b2f69361321989667a8abb9fb3e73ce9e', 'oasst-sft-7-llama-30b': '6ec66e7839da733be995feb6a5d42df315d2eda3a85bc27cad6bba429841e1d0',
+    'palm-2-chat-bison-001': '4cad39fcf55f853fc101d00950af2f8ba311def8729b076ac633f2ae70d39adf', 'rwkv-4-raven-14b': '7f5305dec94c457feaf326d28491c1aedfdd66965044c1b3f654699cebcb5071',
+    'stablelm-tuned-alpha-7b': 'd8f0cbb4e3292e65e6425a717644fad155d11b8feb73ee9620cd0fecfc808016', 'tulu-30b': '3b7c238738787979606feaa3b4e154140e0dd152e01f257ef2f8749aa5bef2df',
+    'vicuna-13b-v1.3': '0a9bb7f7505d096e32b8a81f89b322cc09bb76d896484150844ce0787cc4caf5', 'vicuna-33b-v1.3': '4dbf2db582d8e9ddcc8b321c55cc40fd26487fe2a4a821e60dce10160b383f2c',
+    'vicuna-7b-v1.3': '1b4518114b6c20e1d648f450cf7de0ced2678456a36bea5878b1e0d8471f184d', 'wizardlm-13b': 'a15b5b2521fadf1a30f71e7d906aabb123f33de499129bc26eda0e8fa1aadc80',
+    'wizardlm-30b': 'e962ab5531c625ccf704c72396b67c4534fdf3775aeb89ea86e08c158bf18c49',
+}
+
+# %% ../nbs/05b_agreement.ipynb #2dab886d
+def reference_files(answers:dict, # model: the sha256 of its model_answer/MODEL.jsonl
+                    judgments_sha256:str|None=None, # the sha256 of model_judgment/gpt-4_single.jsonl (None: not pinned)
+                    base:str=PREGENERATED_URL, # the URL that serves FastChat's layout
+                   ) -> PinnedFiles:
+    "A reference run in FastChat's layout as pinned files: GPT-4's single judgments and the models' answers."
+    files = {PREGENERATED_JUDGMENTS: (base + PREGENERATED_JUDGMENTS, judgments_sha256)}
+    files.update({f'model_answer/{m}.jsonl': (base + f'model_answer/{m}.jsonl', s) for m, s in answers.items()})
+    return PinnedFiles('LMSYS', files, 'MTBENCH_PREGENERATED_DIR', 'mt_bench_pregenerated', 'MTBENCH_PREGENERATED_URL',
+                       'the lmsys/mt-bench space', flag='')
+
+PREGENERATED = reference_files(PREGENERATED_ANSWERS) # FastChat's published run
+
+# %% ../nbs/05b_agreement.ipynb #736fe186
+def _answer_models(pins:PinnedFiles) -> list:
+    return [n[len('model_answer/'):-len('.jsonl')] for n in pins.files if n.startswith('model_answer/')]
+
+# %% ../nbs/05b_agreement.ipynb #25eecd7c
+def pregenerated_reference(models:list|None=None, # only these models (default: every model whose answers are pinned)
+                           pins:PinnedFiles|None=None, # the pinned run (default `PREGENERATED`, FastChat's published one)
+                          ) -> tuple:
+    "(the folder holding the pinned run, its GPT-4 single judgments of the models with pinned answers); the judgments downloaded on first use."
+    pins = pins or PREGENERATED
+    path, have = pinned_file(pins, PREGENERATED_JUDGMENTS), _answer_models(pins)
+    ref = load_judgments(judgment_file=path, judge='gpt-4')['single']
+    ref = ref[ref.model.isin([m for m in have if not models or m in models])]
+    if not len(ref): raise SettingError('models', models, f"no GPT-4 judgments of these in the pinned run ({pins.source}); its models: {', '.join(have)}")
+    return path.parent.parent, ref.reset_index(drop=True)
+
+# %% ../nbs/05b_agreement.ipynb #b0cb0f17
+def fetch_answers(models, # the models whose answer files are needed (repeats are fetched once)
+                  pins:PinnedFiles|None=None, # the pinned run (default `PREGENERATED`)
+                 ) -> list:
+    "The pinned answer files of `models`, each downloaded on first use and checked every time."
+    return [pinned_file(pins or PREGENERATED, f'model_answer/{m}.jsonl') for m in sorted(set(models))]
+
+# %% ../nbs/05b_agreement.ipynb #b5f72289
+HUMAN_REPO = 'lmsys/mt_bench_human_judgments' # the MT-bench paper's human study, on the Hugging Face hub
+HUMAN_REVISION = 'f7d2896d2cc5d80f8b55c2bbc722613555233c25' # the dataset commit read (MTBENCH_HUMAN_REVISION reads another)
+
+# %% ../nbs/05b_agreement.ipynb #d8798fb9
+def human_votes_dir(path:str|Path|None=None, # a folder holding the votes (default MTBENCH_HUMAN_DIR, else the hub)
+              hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
+             ) -> Path:
+    "The folder the human judgments are read from: yours, else the hub's snapshot at the pinned revision (downloaded once)."
+    if (path := path or os.environ.get('MTBENCH_HUMAN_DIR')):
+        if not Path(path).expanduser().is_dir(): raise MTBenchError(f"{path}: no such folder; the human judgments folder (--human-dir, MTBENCH_HUMAN_DIR) holds the dataset's files")
+        return Path(path).expanduser()
+    from huggingface_hub import snapshot_download
+    rev = os.environ.get('MTBENCH_HUMAN_REVISION') or HUMAN_REVISION
+    try: return Path(snapshot_download(HUMAN_REPO, repo_type='dataset', revision=rev, cache_dir=hub_cache, allow_patterns=['*.parquet', '*.json', '*.md']))
+    except Exception as e:
+        raise MTBenchError(f"could not get {HUMAN_REPO} at revision {rev} from the Hugging Face hub or its cache ({type(e).__name__}); "
+                           "connect once to download it, or set MTBENCH_HUMAN_DIR (or --human-dir) to a copy of it") from None
+
+# %% ../nbs/05b_agreement.ipynb #4c81f4c0
+HUMAN_FILES = dict(human='human_judgments.json', gpt4_pair='gpt4_pair_judgments.json') # split: FastChat's name for its file
+
+# %% ../nbs/05b_agreement.ipynb #4b781fad
+def _split(folder:Path, split:str) -> list:
+    "The votes of `split` in `folder`: the hub's parquet, else FastChat's JSON file."
+    files = sorted(folder.glob(f'**/{split}-*.parquet')) or sorted(folder.glob(f'**/{HUMAN_FILES[split]}'))
+    return [v for f in files for v in read_votes(f)]
+
+def _as_gpt4(v): return v if voter(v['judge']) == 'gpt4-pair' else {**v, 'judge': ['gpt-4', 'pair-v2' if v['turn'] == 1 else 'pair-v2-multi-turn']}
+
+# %% ../nbs/05b_agreement.ipynb #38f4ff93
+def load_human_votes(path:str|Path|None=None, # a folder holding the votes (default MTBENCH_HUMAN_DIR, else the hub at HUMAN_REVISION)
+                     hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
+                    ) -> tuple:
+    "(the people's votes, GPT-4's pairwise votes) of the MT-bench human study."
+    folder = human_votes_dir(path, hub_cache)
+    human, gpt4 = _split(folder, 'human'), [_as_gpt4(v) for v in _split(folder, 'gpt4_pair')]
+    if not human: raise MTBenchError(f"{folder}: no human votes in it (data/human-*.parquet, or {HUMAN_FILES['human']}); point --human-dir at a copy of {HUMAN_REPO}")
+    return human, gpt4
+
+# %% ../nbs/05b_agreement.ipynb #086d9fcf
+def conversations(votes:list, # votes carrying conversation_a and conversation_b
+                 ) -> dict:
+    "{(question_id, model): its answers, one per turn}, from the longest conversation the votes show."
+    out = {}
+    for v in votes:
+        for s in 'ab':
+            turns = [m['content'] for m in v.get(f'conversation_{s}') or [] if m.get('role') == 'assistant']
+            if len(turns) > len(out.get(k := (v['question_id'], v[f'model_{s}']), [])): out[k] = turns
+    return out
+
+# %% ../nbs/05b_agreement.ipynb #3f1e13a7
+def sample_pairs(votes:list, # the people's votes (`load_human_votes`)
+                 n:int, # how many answer pairs to draw
+                 seed:int=0, # the draw's seed
+                 answers:dict|None=None, # `conversations`: only pairs whose two answers have two turns are drawn (default: all)
+                ):
+    "A seeded sample of `n` (question_id, model_a, model_b) the experts voted on, stratified by category; models in alphabetical order."
+    import pandas as pd
+    ok = lambda q, m: answers is None or len(answers.get((q, m), [])) >= 2
+    keys = sorted({k for g in ballots(votes).values() for k, v in g.items() if 'human' in v and ok(k[0], k[1]) and ok(k[0], k[2])})
+    df = pd.DataFrame(keys, columns=['question_id', 'model_a', 'model_b'])
+    return sample_judgments(df.assign(model=df.model_a + ' vs ' + df.model_b, turn=0, score=0), n, seed)[['question_id', 'model_a', 'model_b']]
+
+# %% ../nbs/05b_agreement.ipynb #d46cd2d6
+def _pair_key(v) -> tuple: return (v['question_id'], *sorted((v['model_a'], v['model_b'])))
+
+# %% ../nbs/05b_agreement.ipynb #aad3b70d
+def write_answers(answers:dict, # `conversations`: {(question_id, model): turns}
+                  pairs, # the sampled pairs (`sample_pairs`)
+                  output_dir:str|Path, # the run folder; its model_answer/MODEL.jsonl files are replaced
+                 ) -> dict:
+    "FastChat answer files of the pairs' models in output_dir/model_answer; {model: question ids}."
+    want = {}
+    for q, a, b in pairs.itertuples(index=False):
+        for m in (a, b): want.setdefault(m, set()).add(int(q))
+    dst = Path(output_dir)/'model_answer'; dst.mkdir(parents=True, exist_ok=True)
+    for m, qs in want.items():
+        recs = [dict(question_id=q, answer_id=f'{m}:{q}', model_id=m, choices=[dict(index=0, turns=answers[(q, m)])], tstamp=0.0) for q in sorted(qs)]
+        (tmp := dst/f'.{m}.jsonl.tmp').write_text(''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in recs), encoding='utf-8')
+        os.replace(tmp, dst/f'{m}.jsonl')
+    return {m: sorted(qs) for m, qs in want.items()}
+
+# %% ../nbs/05b_agreement.ipynb #91bf2a5d
+def rejudge_pairs(votes:list, # the study's votes, which carry the answers (people's and GPT-4's)
+                  pairs, # the sampled pairs (`sample_pairs`)
+                  output_dir:str|Path, # a fresh run folder for the pairs' answers and your judge's judgments
+                  judging:JudgeSettings|None=None, # your judge (its mode is set to pairwise-all)
+                  data_dir:str|None=None, # the benchmark's data (default: MTBENCH_DATA_DIR, else the download cache)
+                  dry_run:bool=False, # write and price the requests, call nothing (no votes come back)
+                 ) -> tuple:
+    "Your judge's verdicts on the sampled pairs, both orders: (its votes, in the study's schema, the judge's summaries)."
+    import pandas as pd
+    kw = {**judge_keywords((judging or JudgeSettings()).update(mode='single')), 'mode': 'pairwise-all', **({'data_dir': data_dir} if data_dir else {})}
+    write_answers(conversations(votes), pairs, output_dir)
+    calls = [([a, b], sorted(int(q) for q in g.question_id)) for (a, b), g in pairs.groupby(['model_a', 'model_b'])]
+    sums = judge_calls(output_dir, calls, kw, dry_run)
+    if dry_run: return [], sums
+    recs = pd.concat([load_judgments(judgment_file=f)['pair'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
+    want = set(map(tuple, pairs.values.tolist()))
+    return [{**v, 'judge': v['judge'][0] if isinstance(v['judge'], list) else v['judge']} for v in votes_from_pairs(recs) if _pair_key(v) in want], sums
+
+# %% ../nbs/05b_agreement.ipynb #f5265059
+def _cell(a, n): return f"{a}/{n} ({a/n:.0%})" if n else '-'
+
+def human_table(votes:list, # every voter's votes on the same pairs
+                judges:list, # the voters to set against the experts ('gpt4-pair', your judge's name, 'human' for expert vs expert)
+               ):
+    "Each voter's agreement with the experts per turn, with and without ties, as text cells (FastChat's compute_agreement counts)."
+    import pandas as pd
+    ts = {('experts among themselves' if j == 'human' else 'GPT-4 vs experts' if j == 'gpt4-pair' else f'{j} vs experts'): human_agreement(votes, j) for j in judges}
+    rows = next(iter(ts.values()))[['turn', 'ties']]
+    return pd.DataFrame({k: [_cell(a, n) for a, n in zip(t.agree, t.total)] for k, t in ts.items()}, index=pd.MultiIndex.from_frame(rows))
 
 # %% ../nbs/05b_agreement.ipynb #599878f3
 def _cost_line(sums) -> str:
@@ -272,6 +473,13 @@ def _cost_line(sums) -> str:
     costs = [s['total'].get('cost_usd') for s in sums]
     cost = 'unknown (no price for this judge: give judge_price)' if None in costs else f'${sum(costs):,.4f}'
     return f"judge cost: {cost} for {tot['judgments']} judgments ({tot['input_tokens']:,} input, {tot['output_tokens']:,} output tokens)"
+
+# %% ../nbs/05b_agreement.ipynb #7c77a1b4
+def _dry_line(sums) -> str:
+    "What judging would cost, from the judge's dry runs: the estimates and where the requests are."
+    files = ', '.join(dict.fromkeys(s['requests_file'] for s in sums))
+    calls = sum(s['calls'] for s in sums)
+    return f"dry run, nothing called: estimated {_cost_line(sums)} in {calls} calls; requests written to {files}"
 
 # %% ../nbs/05b_agreement.ipynb #4e80399c
 def reference_judgments(reference_dir:str|None, # a run folder judged by the reference judge
@@ -285,19 +493,59 @@ def reference_judgments(reference_dir:str|None, # a run folder judged by the ref
     if not len(ref): raise SettingError('models', models, f"no single judgments of these models by {judge} in {reference_dir}")
     return ref
 
+# %% ../nbs/05b_agreement.ipynb #746bcb36
+def reference_sample(reference_dir:str|None, # a run folder judged by the reference judge; None: FastChat's published run (downloaded)
+                     judge:str='gpt-4', # the reference judge
+                     models:list|None=None, # only these models
+                     n:int=80, # how many judgments to draw
+                     seed:int=0, # the draw's seed
+                    ) -> tuple:
+    "(the reference run's folder, a stratified sample of its judge's judgments); for the published run, the sampled models' answers fetched."
+    if reference_dir: return Path(reference_dir), sample_judgments(reference_judgments(reference_dir, judge, models), n, seed)
+    if judge != 'gpt-4': raise SettingError('reference_judge', judge, "FastChat's published run is GPT-4's: give reference_dir for another judge's run")
+    folder, ref = pregenerated_reference(models)
+    smp = sample_judgments(ref, n, seed)
+    fetch_answers(smp.model)
+    return folder, smp
+
+# %% ../nbs/05b_agreement.ipynb #9719828a
+def human_agreement_cli(run:RunSettings, # the run: its judging (your judge), models (default: all) and data_dir
+                        output_dir:str|Path, # where the pairs' answers and your judge's verdicts go
+                        sample:int=80, # answer pairs to draw, stratified by category (both turns of each are judged)
+                        seed:int=0, # the sample's seed
+                        human_dir:str|None=None, # a folder holding the human judgments (default MTBENCH_HUMAN_DIR, else the hub)
+                        dry_run:bool=False, # write and price the requests, call nothing
+                       ) -> dict:
+    "Judge a sample of the answer pairs the MT-bench experts voted on; print your judge, GPT-4 and the experts against the experts."
+    human, gpt4 = load_human_votes(human_dir)
+    if run.models: human = [v for v in human if {v['model_a'], v['model_b']} <= set(run.models)]
+    pairs = sample_pairs(human, sample, seed, conversations(human + gpt4))
+    if not len(pairs): raise SettingError('models', run.models, f"no answer pairs of these models in {HUMAN_REPO}")
+    yours, sums = rejudge_pairs(human + gpt4, pairs, output_dir, run.judging, run.selection.data_dir, dry_run)
+    if dry_run: print(f"{len(pairs)} answer pairs sampled", _dry_line(sums), sep='\n'); return dict(pairs=pairs, summaries=sums)
+    want = set(map(tuple, pairs.values.tolist()))
+    table = human_table([v for v in human + gpt4 + yours if _pair_key(v) in want], [sums[0]['judge'], 'gpt4-pair', 'human'])
+    print(f"agreement with the MT-bench experts on {len(pairs)} answer pairs (both turns):", table.to_string(), _cost_line(sums), sep='\n')
+    return dict(table=table, pairs=pairs, votes=yours, summaries=sums)
+
 # %% ../nbs/05b_agreement.ipynb #35313823
 def agreement_cli(run:RunSettings, # the run: its judging (your judge), output_dir, models (default: all) and data_dir
-                  reference_dir:str|None=None, # a run folder GPT-4 judged: model_answer/ and model_judgment/gpt-4_single.jsonl (FastChat's layout)
-                  sample:int=80, # judgments to sample, stratified by category and turn
+                  reference_dir:str|None=None, # a run folder GPT-4 judged, in FastChat's layout (default: FastChat's published run, downloaded)
+                  sample:int=80, # judgments to sample, stratified by category and turn (with --human: answer pairs)
                   seed:int=0, # the sample's seed
                   reference_judge:str='gpt-4', # the judge to agree with
+                  human:bool=False, # agree with the MT-bench experts instead: judge answer pairs they voted on, pairwise, both orders
+                  human_dir:str|None=None, # with --human: a folder holding the human judgments (default MTBENCH_HUMAN_DIR, else the hub)
+                  dry_run:bool=False, # sample and write the requests, print the judgments, tokens and cost they would take; call nothing
                  ) -> dict:
-    "Grade a stratified sample of a GPT-4-judged run with your judge; print the agreement, the plot's file and the judge's cost."
-    out = Path(run.output_dir)/'agreement'
-    if reference_dir and Path(reference_dir).resolve() == out.resolve(): raise SettingError('output_dir', run.output_dir, 'use another folder than reference_dir')
+    "Grade a stratified sample of a GPT-4-judged run (or of the experts' answer pairs) with your judge; print the agreement and the judge's cost."
+    out = Path(run.output_dir)/('agreement-human' if human else 'agreement')
     if sample < 1: raise SettingError('sample', sample, 'use 1 or more')
-    smp = sample_judgments(reference_judgments(reference_dir, reference_judge, run.models), sample, seed)
-    judged, sums = rejudge_sample(reference_dir, smp, out, run.judging, run.selection.data_dir)
+    if human: return human_agreement_cli(run, out, sample, seed, human_dir, dry_run)
+    if reference_dir and Path(reference_dir).resolve() == out.resolve(): raise SettingError('output_dir', run.output_dir, 'use another folder than reference_dir')
+    ref_dir, smp = reference_sample(reference_dir, reference_judge, run.models, sample, seed)
+    judged, sums = rejudge_sample(ref_dir, smp, out, run.judging, run.selection.data_dir, dry_run)
+    if dry_run: print(f"{len(smp)} judgments sampled; your judge grades both turns of each sampled answer", _dry_line(sums), sep='\n'); return dict(sample=smp, summaries=sums)
     res = agreement(smp, judged)
     print(format_agreement(res), f"plot: {plot_agreement(res, out/'agreement.png')}", _cost_line(sums), sep='\n')
     return {**res, 'summaries': sums}

@@ -50,11 +50,12 @@ def cache_dir() -> Path:
 class PinnedFiles:
     "A set of files pinned to a commit: where each is downloaded from, its sha256, and where they are kept."
     what: str # whose files, for messages: 'MT-bench'
-    files: dict # name in the data folder: (pinned URL, sha256)
+    files: dict # name in the data folder: (pinned URL, sha256, or None where no sha256 could be verified)
     env: str # the environment variable naming a folder of your own that holds them
     cache: str # their folder under `cache_dir()`
     mirror_env: str # the environment variable naming a mirror: a base URL serving the files under their names
     source: str = '' # where they come from, for messages: 'FastChat commit 7ad1d63'
+    flag: str = '--data-dir' # the command-line flag that names a folder of your own ('' if none)
 
     def folder(self, path:str|Path|None=None # a folder holding the files (default: the variable `env`, else the cache)
               ) -> tuple[Path, bool]:
@@ -78,6 +79,17 @@ def sha256_file(path # the file to hash
     "Hex sha256 of the file at `path`."
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
+# %% ../nbs/00_data.ipynb #ee6687f4
+def _recorded(path:Path) -> Path:
+    "Where the cache keeps the sha256 of an unpinned file's first download: beside it, as NAME.sha256."
+    return path.with_name(path.name + '.sha256')
+
+# %% ../nbs/00_data.ipynb #d1333939
+def _listed(pins:PinnedFiles) -> str:
+    "The files of a table, for a message: all of a few, the first three and a count of many."
+    names = list(pins.files)
+    return ', '.join(names) if len(names) <= 4 else f"{', '.join(names[:3])} and {len(names) - 3} more"
+
 # %% ../nbs/00_data.ipynb #c6aa7676
 def _download(pins, name, dest):
     url, sha = pins.files[name]
@@ -86,13 +98,15 @@ def _download(pins, name, dest):
         with urllib.request.urlopen(url, timeout=30) as r: data = r.read()
     except Exception as e:
         raise MTBenchError(f"could not download {name} from {url} ({getattr(e, 'reason', e)}); to work offline, set {pins.env} "
-                           f"(or --data-dir) to a folder holding {', '.join(pins.files)}" + (f" from {pins.source}" if pins.source else '')) from None
+                           + (f"(or {pins.flag}) " if pins.flag else '') + f"to a folder holding {_listed(pins)}" + (f" from {pins.source}" if pins.source else '')) from None
     got = hashlib.sha256(data).hexdigest()
-    if got != sha: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {sha} of {pins.what}'s {name}; refusing it")
+    if sha and got != sha: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {sha} of {pins.what}'s {name}; refusing it")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if not sha: _recorded(dest).write_text(got + '\n') # unpinned: what this first download had, checked from now on
     with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as f: f.write(data)
     os.replace(f.name, dest)
     log.info(f"downloaded {name} to {dest}")
+    if not sha: log.warning(f"{pins.what}'s {name} is not pinned (no sha256 of it could be verified); recorded its sha256 {got} and will check it from now on")
 
 # %% ../nbs/00_data.ipynb #804797c9
 def pinned_file(pins:PinnedFiles, # the table the file is in, e.g. `MT_BENCH_FILES`
@@ -104,11 +118,11 @@ def pinned_file(pins:PinnedFiles, # the table the file is in, e.g. `MT_BENCH_FIL
     folder, is_cache = pins.folder(data_dir)
     path = folder/name
     if not path.exists():
-        if not is_cache: raise MTBenchError(f"{path} not found: the {pins.what} data folder must hold {', '.join(pins.files)}")
+        if not is_cache: raise MTBenchError(f"{path} not found: the {pins.what} data folder must hold {_listed(pins)}")
         _download(pins, name, path)
-    got = sha256_file(path)
-    if got != pins.files[name][1]:
-        raise MTBenchError(f"{path} has sha256 {got}, not the pinned {pins.files[name][1]}: it is not {pins.what}'s {name}; "
+    want = pins.files[name][1] or (_recorded(path).read_text().strip() if is_cache and _recorded(path).exists() else None)
+    if want and (got := sha256_file(path)) != want:
+        raise MTBenchError(f"{path} has sha256 {got}, not the {'pinned' if pins.files[name][1] else 'recorded'} {want}: it is not {pins.what}'s {name}; "
                            "restore it (delete it to download again)")
     return path
 

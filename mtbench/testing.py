@@ -5,10 +5,11 @@
 # %% ../nbs/09_testing.ipynb #2cd1204f
 from __future__ import annotations
 import http.server, json, math, random, re, socket, struct, sys, threading, time
+from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FakeChatServer', 'fake_completion', 'FakeBatchServer', 'batch_line']
+__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FakeChatServer', 'fake_completion', 'FakeBatchServer', 'batch_line', 'FileServer']
 
 # %% ../nbs/09_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -355,3 +356,23 @@ def count(self:FakeBatchServer, method:str, # GET or POST
          ) -> int:
     "How many requests of `method` reached paths starting with `route`."
     return sum(1 for m, p in list(self.log) if m == method and p.startswith(route))
+
+# %% ../nbs/09_testing.ipynb #f0fd3b2e
+class FileServer:
+    "A folder served read-only over HTTP on 127.0.0.1: `url` is its base (set on entering), `paths` the paths asked for."
+    def __init__(self, folder): # the folder to serve
+        self.folder, self.paths = Path(folder), []
+
+    def __enter__(self):
+        srv = self
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *a, **kw): super().__init__(*a, directory=str(srv.folder), **kw)
+            def log_message(self, *a): pass
+            def do_GET(self): srv.paths.append(self.path); super().do_GET()
+        self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self.url = f'http://127.0.0.1:{self._httpd.server_address[1]}/'
+        return self
+
+    def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
