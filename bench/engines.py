@@ -18,8 +18,8 @@ from mtbench.settings import Generation
 from mtbench import engines as E
 
 def engines_here(model:str) -> list:
-    "The (label, engine, environment) rows that can run here."
-    inst, rows = E.installed_engines(), [('transformers', 'transformers', {})]
+    "The (label, engine, environment) rows that can run here: the transformers backend as it was (fp32) and as it is (its default dtype), then the engines."
+    inst, rows = E.installed_engines(), [('transformers fp32 (before)', 'transformers:float32', {}), ('transformers', 'transformers', {})]
     if inst['llama.cpp'] and inst['llama.cpp'] != 'llama-cpp-python': rows.append(('llama.cpp llama-server', 'llama.cpp', {}))
     if E.has_llama_cpp_python(): rows.append(('llama.cpp llama-cpp-python', 'llama.cpp', {E.LLAMA_SERVER_ENV: 'off'}))
     if inst['vllm'] and E.default_device().startswith('cuda'): rows.append(('vllm', 'vllm', {}))
@@ -33,7 +33,8 @@ def run(model, qs, engine, env, max_new_tokens):
     try:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
-            info = generate_answers(model, qs, d, Generation(engine=engine, max_new_tokens=max_new_tokens), progress=False)
+            engine, _, dtype = engine.partition(':')
+            info = generate_answers(model, qs, d, Generation(engine=engine, max_new_tokens=max_new_tokens, dtype=dtype or None), progress=False)
             return info, time.perf_counter() - t0
     finally:
         for k,v in old.items():
@@ -70,6 +71,27 @@ def main():
     for l,r in res.items():
         each = ', '.join(f"{i['tokens_per_s']:.1f}" for i in r)
         print(f"{l:<28} {tps[l]:12.1f}  {each:<20} {tps[l]/base:14.2f}")
+    if 'llama.cpp llama-server' in tps: print(f"transformers / llama-server: {tps['transformers']/tps['llama.cpp llama-server']:.2f} (goal: 0.5 or more)")
+    roofline(a.model, res['transformers'][0], tps['transformers'])
     print(f"load average after {os.getloadavg()[0]:.2f}")
+
+def bandwidth_gbs(gb:float=1.0) -> float:
+    "Memory bandwidth, GB/s: a 1 GB tensor copied (read and written) five times, the best taken."
+    import torch
+    a = torch.ones(int(gb*2**30)//4); b = torch.empty_like(a); best = 1e9
+    for _ in range(5):
+        t0 = time.perf_counter(); b.copy_(a); best = min(best, time.perf_counter() - t0)
+    return 2*gb*2**30/best/1e9
+
+def roofline(model, info, tps):
+    "The transformers backend against the memory roofline: every step reads the weights once for the whole batch."
+    from mtbench.models import resolve_model, model_arch
+    from mtbench.memory import DTYPE_BYTES
+    src = resolve_model(model)
+    arch, dtype, batch = src.spec.arch if src.spec else model_arch(src.location), info['model']['dtype'], info['batch_size']
+    step_gb, bw = arch.params*DTYPE_BYTES[dtype]/1e9, bandwidth_gbs()
+    top = batch * bw / step_gb
+    print(f"roofline: {arch.params/1e6:.0f}M parameters in {dtype} = {step_gb:.2f} GB read per step; memory {bw:.1f} GB/s; "
+          f"batch {batch}: at most {top:.0f} new tokens/s; the transformers backend reached {tps:.1f} = {tps/top:.2f} of it")
 
 if __name__ == '__main__': main()

@@ -7,8 +7,14 @@ judgments into a fresh folder; the figure printed is
 
     ratio = wall time / (accepted calls / (CAP/60))
 
-where the denominator is the shortest time the server allows for the calls it accepted. 1.0 is the
-ideal; the random refusals alone cost about 10% here, since each takes a slot of the pace.
+where the denominator is the shortest time the server allows for the calls it accepted. The random
+refusals alone cost about 10% there, since each takes a slot of the pace (refused requests count
+against the limit, as at OpenAI), and no client can avoid them. So the figure the goal is set on is
+
+    pacing = wall time / bound,  bound = (accepted + refused at random) / (CAP/60) + LATENCY
+
+the shortest time in which the server lets through every request it made the client send, the last
+one answered. 1.0 is the ideal; 429s over the cap (the `429 cap` column) should be 0.
 
 Variants:
 - mtbench: concurrent calls paced evenly at --judge-rpm CAP (the default way).
@@ -24,6 +30,7 @@ import openai # imported before any timing: a one-time cost of about a second, n
 from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_judge_prompts, load_questions, load_reference_answers, new_answer_id
 from mtbench.judge import judge_answers, plan_judgments
+from mtbench.settings import JudgeSettings, Selection
 from mtbench.testing import FakeChatServer
 
 def write_answers(out, n_judgments):
@@ -39,7 +46,8 @@ def run_mtbench(srv, cap, n, concurrency=None):
     out = tempfile.mkdtemp()
     qids = write_answers(out, n)
     t0 = time.monotonic()
-    s = judge_answers(out, ['m1'], judge='gpt-4.1-nano', base_url=srv.base_url, rpm=cap, concurrency=concurrency, question_ids=qids)
+    s = judge_answers(out, ['m1'], JudgeSettings(judge='gpt-4.1-nano', judge_base_url=srv.base_url, judge_rpm=cap, judge_concurrency=concurrency),
+                      Selection(question_ids=qids))
     assert s['total']['judgments'] == n and not s['total'].get('failed'), s['total']
     return time.monotonic() - t0
 
@@ -71,19 +79,21 @@ def main():
     p.add_argument('--no-fastchat', action='store_true', help='skip the FastChat-style run (it takes about a minute)')
     a = p.parse_args()
     logging.getLogger('mtbench').setLevel(logging.WARNING)
+    import os; os.environ.setdefault('OPENAI_API_KEY', 'none-needed-on-loopback')
     variants = [('mtbench (concurrent, paced)', lambda s: run_mtbench(s, a.cap, a.n)),
                 ('mtbench --judge-concurrency 1', lambda s: run_mtbench(s, a.cap, a.n, concurrency=1))]
     if not a.no_fastchat: variants.append((f'FastChat-style (1 at a time, {a.fastchat_sleep:g} s sleep)',
                                            lambda s: run_fastchat_style(s, a.cap, a.n, a.fastchat_sleep)))
     print(f"server: {a.cap:g} requests/min (at most {a.cap/60:g} in any second), {a.p429:.0%} refused at random, "
           f"{a.latency} s per call; {a.n} judgments per run")
-    print(f"{'variant':<42} {'seed':>4} {'wall s':>7} {'accepted':>8} {'429 cap':>7} {'429 rand':>8} {'bound s':>7} {'ratio':>6}")
+    print(f"{'variant':<42} {'seed':>4} {'wall s':>7} {'accepted':>8} {'429 cap':>7} {'429 rand':>8} {'bound s':>7} {'ratio':>6} {'pacing':>6}")
     for name, fn in variants:
         for seed in (a.seeds if 'mtbench (' in name else a.seeds[:1]):
             with FakeChatServer(rpm=a.cap, p_429=a.p429, latency=a.latency, seed=seed) as srv:
                 wall = fn(srv)
                 ok, bound = srv.count(200), srv.count(200)/(a.cap/60)
+                must = (ok + srv.count(429, 'random'))/(a.cap/60) + a.latency
                 print(f"{name:<42} {seed:>4} {wall:>7.1f} {ok:>8} {srv.count(429, 'cap'):>7} {srv.count(429, 'random'):>8} "
-                      f"{bound:>7.1f} {wall/bound:>6.2f}", flush=True)
+                      f"{bound:>7.1f} {wall/bound:>6.2f} {wall/must:>6.2f}", flush=True)
 
 if __name__ == '__main__': main()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_backends.ipynb #3f1ffd22
 from __future__ import annotations
-import asyncio, concurrent.futures, hashlib, os, re, sys, time
+import asyncio, concurrent.futures, functools, hashlib, os, re, sys, time
 from dataclasses import dataclass
 from fastcore.basics import patch
 from .data import MTBenchError, log
@@ -15,8 +15,8 @@ from .runfolder import redact_url
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
-           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'EndpointBackend',
-           'transformers_backend', 'make_backend']
+           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'growing_layer',
+           'EndpointBackend', 'transformers_backend', 'make_backend']
 
 # %% ../nbs/03_backends.ipynb #0917f598
 class Backend:
@@ -257,6 +257,7 @@ class HFBackend(Backend):
         self.context = _context_length(self.model)
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(self.stop_ids)
         self.prefill_rows = True # prefill each prompt alone (see `_prefill`)
+        self.keep_prompts, self.kept = False, {} # keep each prompt's own cache after `generate` (see `prompt_cache`)
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
 
@@ -314,10 +315,33 @@ def _gen_config(model, max_new_tokens, stop_ids, pad_id, stop_strings):
     gc.stop_strings = stop_strings or None
     return gc
 
+# %% ../nbs/03_backends.ipynb #7d4524f7
+def _grow(layer, k, v):
+    "Append `k`, `v` to `layer` in place: into its buffer (made with `layer.room` positions, doubled when full); returns the filled views."
+    L, n = (0 if layer.keys is None or layer.keys.numel() == 0 else layer.keys.shape[-2]), k.shape[-2]
+    kb = getattr(layer, '_kb', None)
+    if kb is None or kb.data_ptr() != layer.keys.data_ptr() or kb.shape[0] != k.shape[0] or kb.shape[-2] < L + n:
+        cap = max(getattr(layer, 'room', 0), 2*(L + n) if kb is not None else L + n)
+        layer._kb, layer._vb = k.new_empty(*k.shape[:2], cap, k.shape[3]), v.new_empty(*v.shape[:2], cap, v.shape[3])
+        if L: layer._kb[:, :, :L], layer._vb[:, :, :L] = layer.keys, layer.values
+    layer._kb[:, :, L:L+n], layer._vb[:, :, L:L+n] = k, v
+    layer.keys, layer.values = layer._kb[:, :, :L+n], layer._vb[:, :, :L+n]
+    return layer.keys, layer.values
+
+# %% ../nbs/03_backends.ipynb #0a26a9a8
+@functools.cache
+def growing_layer():
+    "transformers' `DynamicLayer`, appending in place (`_grow`) instead of concatenating."
+    from transformers.cache_utils import DynamicLayer
+    def update(self, key_states, value_states, *args, **kwargs):
+        if not self.is_initialized: self.lazy_initialization(key_states, value_states)
+        return _grow(self, key_states, value_states)
+    return type('GrowingLayer', (DynamicLayer,), {'update': update, '__doc__': growing_layer.__doc__})
+
 # %% ../nbs/03_backends.ipynb #50abf739
 @patch
-def _prefill(self:HFBackend, prompts:list, width:int):
-    "A left-padded KV cache of all but the last token of `prompts`, each run alone; None where that cannot be done."
+def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
+    "A left-padded KV cache of all but the last token of `prompts`, each run alone, in growing layers with `room` positions; None where that cannot be done."
     import inspect, torch
     from transformers import DynamicCache
     from transformers.cache_utils import DynamicLayer
@@ -329,6 +353,7 @@ def _prefill(self:HFBackend, prompts:list, width:int):
         c = self.model(input_ids=torch.tensor([p[:-1]], device=self.model.device), use_cache=True, **kw).past_key_values
         if not isinstance(c, DynamicCache) or any(type(l) is not DynamicLayer for l in c.layers): return None
         rows.append(c)
+    if self.keep_prompts: self.kept.update({tuple(p[:-1]): c for p, c in zip(prompts, rows)})
     def stacked(): # one layer at a time: the cache copies each, and this one's copy goes before the next is made
         for i in range(len(rows[0].layers)):
             k, v = rows[0].layers[i].keys, rows[0].layers[i].values
@@ -336,10 +361,21 @@ def _prefill(self:HFBackend, prompts:list, width:int):
             V = v.new_zeros(len(prompts), v.shape[1], width-1, v.shape[3])
             for b,(p,c) in enumerate(zip(prompts, rows)):
                 K[b, :, width-len(p):], V[b, :, width-len(p):] = c.layers[i].keys[0], c.layers[i].values[0]
-                c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
+                if not self.keep_prompts: c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
             yield K, V
             del K, V
-    return DynamicCache(stacked())
+    cache = DynamicCache(stacked())
+    for l in cache.layers: l.__class__, l.room = growing_layer(), room # appended in place from here on
+    return cache
+
+# %% ../nbs/03_backends.ipynb #ac8b1800
+@patch
+def prompt_cache(self:HFBackend, messages:list, # the conversation of a prompt of the last `generate`
+                ) -> tuple|None:
+    "(token ids, KV cache) of all but the last token of `messages`' prompt, kept by the last `generate` with `keep_prompts`; None if not kept. Taken once."
+    ids = tuple(self.encode(messages)[:-1])
+    c = self.kept.pop(ids, None)
+    return None if c is None else (list(ids), c)
 
 # %% ../nbs/03_backends.ipynb #6ee69144
 @patch
@@ -359,7 +395,7 @@ def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:l
     kw = dict(logits_processor=LogitsProcessorList([sampler]), stopping_criteria=StoppingCriteriaList(ends))
     if self.stop_strings: kw['tokenizer'] = self.tok
     with torch.inference_mode():
-        cache = self._prefill(prompts, width)
+        cache = self._prefill(prompts, width, width + max(caps))
         if cache is not None: kw['past_key_values'] = cache
         out = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=_gen_config(
             self.model, max(caps), self.stop_ids, self.pad_id, self.stop_strings), **kw)
@@ -418,6 +454,7 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
     "One `Completion` per conversation."
     n = len(conversations)
     temps, seeds, stops = listify(temperature, n), listify(seed, n), listify(stop_at, n)
+    self.kept = {}
     prompts = [self.encode(c) for c in conversations]
     res = [None]*n
     todo = self._rooms(prompts, max_new_tokens, res)

@@ -49,7 +49,7 @@ COMMANDS = {
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
     'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
     'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
-    'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading: re-judge a stratified sample of a FastChat run and compare",
+    'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",
                          {'selection': ['data_dir'], 'judging': None}, ('models', 'output_dir')),
     'mmlu-pro': Command('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
                         {'selection': ['data_dir', 'categories'], 'generation': _LOCAL_GEN, 'mmlupro': None}, ('models', 'output_dir')),

@@ -20,10 +20,10 @@ from .client import CallFailed, describe_error, run_sync
 # %% auto #0
 __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
            'ENGINE_CHOICES', 'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines',
-           'install_hint', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'llama_threads',
-           'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_file_type',
-           'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend', 'engine_judge_name',
-           'judge_engine']
+           'install_hint', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores',
+           'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta',
+           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend',
+           'engine_judge_name', 'judge_engine']
 
 # %% ../nbs/03a_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
@@ -176,11 +176,26 @@ def plan_engine(engine:str, # llama.cpp or vllm
     why = '' if fits else (f"does not fit: weights {weights:.2f} GB + {slots} x {per_seq:.3f} GB of KV cache > {limit*ENGINE_HEADROOM:.2f} GB usable")
     return EnginePlan(engine, device, slots, seq, round(weights, 3), round(slots*per_seq, 3), limit, fits, util, why)
 
+# %% ../nbs/03a_engines.ipynb #7e02a477
+def _cpu_times() -> tuple:
+    "(all, idle) CPU time so far, in ticks, from /proc/stat's first line."
+    v = [int(x) for x in Path('/proc/stat').read_text().split('\n', 1)[0].split()[1:]]
+    return sum(v), v[3] + (v[4] if len(v) > 4 else 0) # idle and iowait
+
+def busy_cores(window:float=0.25, # seconds to watch
+              ) -> float:
+    "How many cores are busy now: measured over `window` seconds (Linux), else the 1-minute load average."
+    try:
+        (t0, i0), _ = _cpu_times(), time.sleep(window)
+        t1, i1 = _cpu_times()
+    except (OSError, ValueError, IndexError): return os.getloadavg()[0] if hasattr(os, 'getloadavg') else 0.0
+    return (os.cpu_count() or 1) * (1 - (i1 - i0)/max(1, t1 - t0))
+
 # %% ../nbs/03a_engines.ipynb #0f3d6fd6
 def llama_threads() -> int:
     "CPU threads for llama-server: the cores idle now (all of them on an idle machine), at least 1."
     n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
-    busy = int(os.getloadavg()[0] + 0.5) if hasattr(os, 'getloadavg') else 0
+    busy = int(busy_cores() + 0.5)
     return max(1, min(n, n - busy))
 
 # %% ../nbs/03a_engines.ipynb #59f6436e

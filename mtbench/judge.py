@@ -593,14 +593,16 @@ def rating_probs(lm, # a `LoadedModel`
                  messages:list, # the judge messages
                  before:str, # the judge's reply up to the rating
                  close:str=']]', # what follows the rating
+                 prefix:tuple|None=None, # (token ids, their KV cache) of the prompt, if it was kept (`HFBackend.prompt_cache`)
                 ) -> list:
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
     seqs, n0 = _candidates(lm, messages, before, close)
     tails, dev, tok = [s[n0:] for s in seqs], lm.model.device, lm.tokenizer
     pad, width = tok.pad_token_id if tok.pad_token_id is not None else 0, max(len(t) for t in tails)
+    m, past = (len(prefix[0]), prefix[1]) if prefix and len(prefix[0]) < n0 and seqs[0][:len(prefix[0])] == list(prefix[0]) else (0, None)
     with torch.no_grad():
-        out = lm.model(input_ids=torch.tensor([seqs[0][:n0]], device=dev), use_cache=True)
+        out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=past, use_cache=True)
         first = out.logits[0, -1].float().log_softmax(-1) # predicts each tail's first token
         scores = [first[t[0]] for t in tails]
         if width > 1:
@@ -632,17 +634,18 @@ def local_rating_probs(lm, # a `LoadedModel`
                        messages:list, # the judge messages
                        text:str, # what the judge wrote, with no rating in it
                        raw:str|None=None, # the same with its <think> block, if there was one
+                       prefix:tuple|None=None, # the prompt's kept (token ids, KV cache), if any
                       ) -> list:
     "P(1..10) of the rating a local judge gives when its reply is continued with 'Rating: [['."
     said = (raw or text).rstrip()
-    return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]')
+    return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]', prefix)
 
 # %% ../nbs/04_judge.ipynb #fe00ee6d
-def _local_reply(lm, spec, task, msgs, c, n_in):
+def _local_reply(lm, spec, task, msgs, c, n_in, prefix=None):
     "The `Reply` of local completion `c` to `msgs`; with no rating the benchmark's parser reads, the rating's probabilities from the logits."
     r = Reply(ERROR_OUTPUT if c.error else c.text, n_in, c.new_tokens, round(c.seconds, 3), error=c.error)
     if not c.error and not task.pairwise and task.parse(c.text) == -1:
-        r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw)
+        r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw, prefix)
         if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
     elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
     return r
@@ -653,7 +656,8 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
     from mtbench.backends import HFBackend
     lm = load_model(spec.model, (gen or Generation()).update(max_new_tokens=spec.params['max_new_tokens']), prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
-    per_batch = max(1, backend.batch_size // 2) # judgments per batch: a pairwise one is two conversations
+    backend.keep_prompts = True # a judgment with no rating written reuses its prompt's cache (`_local_reply`)
+    per_batch = max(1, backend.batch_size // max((t.games for t in tasks), default=1)) # judgments per batch: a pairwise one is two conversations
     log.info(f"local judge: {backend}")
     stats = {'calls': 0, 'failed': 0}
     for i in range(0, len(tasks), per_batch):
@@ -661,7 +665,7 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
         comps = iter(backend.generate([m for t in batch for m in t.messages], spec.params['temperature'], spec.params['max_new_tokens'],
                                       stop_at=[t.stop_pattern for t in batch for _ in t.messages]))
         for t in batch:
-            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs))) for msgs in t.messages]
+            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs)), backend.prompt_cache(msgs)) for msgs in t.messages]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
             if progress: progress.update(1)
@@ -946,7 +950,8 @@ def format_summary(s:dict, # what `judge_answers` returned
 def _reaching(j:JudgeSettings, spec:JudgeSpec, eng) -> JudgeSettings:
     "The judge settings that reach the judge: the engine's server (free, with its slots) while it runs, else the judge as resolved."
     if eng is None: return j.update(judge=spec.name)
-    return j.update(judge=eng.model, judge_base_url=eng.base_url, judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0))
+    return j.update(judge=eng.model, judge_base_url=eng.base_url, judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0),
+                    judge_max_tokens=j.judge_max_tokens or spec.params.get('max_new_tokens')) # a local judge's budget, on whatever runs it
 
 # %% ../nbs/04_judge.ipynb #679c1ad7
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES'
            'ACT_FACTOR', 'BF16_CAPABILITY', 'to_gb', 'cpu_memory', 'torch_cuda', 'gpu_memory', 'memory_snapshot',
            'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params',
            'norm_dtype', 'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device',
-           'device_free_gb', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'positional', 'plan_memory']
+           'device_free_gb', 'cpu_has_bf16', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'positional', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -322,6 +322,12 @@ def _cuda_device(device:str):
     idx = int(device.split(':')[1]) if ':' in device else cuda.current_device()
     return cuda.get_device_name(idx), tuple(cuda.get_device_capability(idx))
 
+# %% ../nbs/01_memory.ipynb #322fac80
+def cpu_has_bf16() -> bool:
+    "Whether this CPU computes bf16 natively (x86's AVX512-BF16 or AMX-BF16, as Linux's /proc/cpuinfo lists them); False where that cannot be read."
+    try: return re.search(r'\b(avx512_bf16|amx_bf16)\b', Path('/proc/cpuinfo').read_text()) is not None
+    except OSError: return False
+
 # %% ../nbs/01_memory.ipynb #915c459a
 def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
                  dtype:str|None=None, # the dtype asked for (None or 'auto': choose)
@@ -333,7 +339,8 @@ def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
         if dtype == 'bfloat16' and gpu and gpu[1] < BF16_CAPABILITY:
             return dtype, f"asked for; the {cc} only emulates bf16, several times slower than fp16 (--dtype float16)"
         return dtype, 'asked for'
-    if device.startswith('cpu'): return 'float32', 'a CPU: fp32 is fast and exact there'
+    if device.startswith('cpu'):
+        return ('bfloat16', 'a CPU with native bf16 (AVX512-BF16/AMX): twice as fast as fp32') if cpu_has_bf16() else ('float32', 'a CPU without native bf16: fp32')
     if not device.startswith('cuda'): return 'float16', f'{device}: fp16'
     if gpu is None: return 'float16', 'no CUDA GPU found: fp16'
     if gpu[1] >= BF16_CAPABILITY: return 'bfloat16', f"the {cc} runs bf16 natively"
@@ -342,7 +349,7 @@ def dtype_choice(device:str, # cuda, cuda:N, mps or cpu
 # %% ../nbs/01_memory.ipynb #efee4b52
 def best_dtype(device:str # 'cpu', 'cuda', 'cuda:N' or 'mps'
               ) -> str:
-    "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; fp32 on a CPU."
+    "bf16 on GPUs that run it natively (compute capability 8.0 and up), else fp16; on a CPU bf16 where it is native, else fp32."
     return dtype_choice(device)[0]
 
 # %% ../nbs/01_memory.ipynb #2dc420f1
