@@ -14,17 +14,20 @@ turn 2 sent when its turn 1 lands). `first 0.25 s` is how many requests reached 
 quarter second of the step (S at most).
 
 The work grows with S so that every row lasts about the same: `--rounds` rounds of S requests each
-(answers: questions x choices x 2 turns; judge: answer files x questions x 2 turns).
+(answers: questions x choices x 2 turns; judge: answer files x questions x 2 turns). A step's fixed
+costs (reading the questions, checking the files, and for the judge its first call, which goes alone so
+that a wrong key or model costs one call and one line) weigh less the longer it runs: at 24 rounds
+they are one round or so of 24.
 
-Usage: python bench/endpoint_throughput.py [--slots 1 8 64] [--latency 0.5] [--rounds 16]
+Usage: python bench/endpoint_throughput.py [--slots 1 8 64] [--latency 1] [--rounds 24]
 Needs MTBENCH_DATA_DIR (or the download cache) for the questions.
 """
-import argparse, json, logging, math, os, platform, subprocess, sys, tempfile, time
+import argparse, asyncio, json, logging, math, os, platform, subprocess, sys, tempfile, time
 from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_questions, new_answer_id
 from mtbench.answers import generate_answers
-from mtbench.backends import EndpointBackend
-from mtbench.judge import judge_answers
+from mtbench.backends import EndpointBackend, listify
+from mtbench.judge import judge_answers, Watch
 from mtbench.settings import Generation, JudgeSettings, Selection
 
 SERVER = """import json, sys, time
@@ -46,8 +49,11 @@ class Server:
     def close(self): self.p.kill(); self.p.wait()
 
 class Waves(EndpointBackend):
-    "The endpoint backend as it was: no `run_asking`, so the answers go in waves, one per turn."
+    "The endpoint backend as it was: no `run_asking`, so the answers go in waves, one per turn (each wave sent all at once)."
     run_asking = None
+    def generate(self, conversations, temperature, max_new_tokens=1024, seed=0):
+        asks = list(zip(conversations, listify(temperature, len(conversations)), listify(seed, len(conversations))))
+        return list(EndpointBackend.run_asking(self, lambda ask: asyncio.gather(*[ask(c, t, s) for c, t, s in asks]), max_new_tokens))
 
 def answers_step(srv, slots, n_req, waves=False):
     "Answer n_req/2 two-turn conversations (questions x choices); returns (requests, seconds)."
@@ -63,6 +69,13 @@ def answers_step(srv, slots, n_req, waves=False):
     assert info['failed'] == 0, info
     return nq*choices*per_q, dt
 
+class _Quiet:
+    "A progress bar that shows nothing."
+    def __init__(self, *a, **kw): pass
+    def __enter__(self): return self
+    def __exit__(self, *a): pass
+    def __getattr__(self, k): return lambda *a, **kw: None
+
 def judge_step(srv, slots, n_req):
     "Judge n_req single judgments (answer files x questions x 2 turns); returns (requests, seconds)."
     nq = min(80, max(1, n_req // 2)); files = max(1, math.ceil(n_req / (2*nq)))
@@ -73,7 +86,7 @@ def judge_step(srv, slots, n_req):
             for q in qs: f.append(Answer(q.question_id, new_answer_id(), f'm{k}', [{'index': 0, 'turns': [f'answer {k} to turn 1', f'answer {k} to turn 2']}], time.time()))
         t0 = time.perf_counter()
         s = judge_answers(d, None, JudgeSettings(judge='served-judge', judge_base_url=srv.base_url, judge_concurrency=slots, judge_price=(0, 0)),
-                          Selection(question_ids=[q.question_id for q in qs]))
+                          Selection(question_ids=[q.question_id for q in qs]), watch=Watch(progress=_Quiet))
         dt = time.perf_counter() - t0
     assert s['total']['judgments'] == files*nq*2 and not s['total'].get('failed'), s['total']
     return files*nq*2, dt
@@ -81,8 +94,8 @@ def judge_step(srv, slots, n_req):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--slots', type=int, nargs='+', default=[1, 8, 64])
-    p.add_argument('--latency', type=float, default=0.5, help="seconds the server takes per request")
-    p.add_argument('--rounds', type=int, default=16, help='requests per step, in rounds of S')
+    p.add_argument('--latency', type=float, default=1.0, help="seconds the server takes per request")
+    p.add_argument('--rounds', type=int, default=24, help='requests per step, in rounds of S')
     p.add_argument('--no-waves', action='store_true', help='skip the old way of answering')
     a = p.parse_args()
     logging.getLogger('mtbench').setLevel(logging.WARNING)
