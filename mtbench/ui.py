@@ -507,7 +507,7 @@ def run_settings(self:RunnerPanel) -> RunSettings:
         max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
         categories=list(self.categories.value) or None, **self._numbers(), **precision_args(self.precision.value, self.gpu),
         batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine,
-        judge_engine='auto' if engine != 'transformers' and judge.startswith('local:') else 'transformers')).check()
+        judge_engine='auto' if engine in ('llama.cpp', 'vllm') and judge.startswith('local:') else 'transformers')).check()
 
 # %% ../nbs/07_colab.ipynb #d8c5f872
 @patch
