@@ -11,6 +11,7 @@ flags; the default runs today's defaults and FastChat's budgets for the local ju
 Take the figures on an idle machine: with 2 cores, anything else running is measured too.
 """
 import argparse, json, os, platform, shlex, subprocess, tempfile, time
+from collections import Counter
 from pathlib import Path
 
 def run(flags:str, max_questions:int) -> dict:
@@ -26,12 +27,7 @@ def run(flags:str, max_questions:int) -> dict:
     judged = [json.loads(l) for l in next((out/'model_judgment').glob('*single.jsonl')).read_text().splitlines()]
     t = info.get('timing', {}) # run.json: seconds per step, model load included
     return dict(wall=wall, answer_s=t.get('answers:smollm2-135m'), judge_s=t.get('judge:smollm2-135m'),
-                tokens=m.get('new_tokens'), engine=m.get('backend'), judge=info['judge'], sources=_count(j.get('score_source') for j in judged), out=out)
-
-def _count(xs):
-    c = {}
-    for x in xs: c[x] = c.get(x, 0) + 1
-    return c
+                tokens=m.get('new_tokens'), engine=m.get('backend'), judge=info['judge'], sources=dict(Counter(j.get('score_source') for j in judged)), out=out)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])

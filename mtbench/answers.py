@@ -24,6 +24,11 @@ class _OwnHistory(Benchmark):
 # %% ../nbs/03c_answers.ipynb #0324d540
 def _failed_before(error): return error is not None and re.fullmatch(r'turn \d+ failed', error) is not None
 
+def _after_failed(turns:list, t:int) -> Completion|None:
+    "Turn `t` of a choice whose turns so far are `turns`: failed too if turn `t`-1 failed (its own history is broken), else None (ask it)."
+    prev = turns[t-2] if t > 1 else None
+    return Completion(error=f'turn {t-1} failed') if prev is not None and prev.error is not None else None
+
 # %% ../nbs/03c_answers.ipynb #9855cdfd
 def _waves(bench, jobs:list, questions:list) -> list:
     "The (job, turn) pairs to ask, one list per wave: one wave per turn, or one for all turns with golden history."
@@ -36,8 +41,7 @@ def _ask(backend, bench, wave:list, jobs:list, comps:list, temps:list, max_new_t
     "Ask a wave's turns into `comps` (a turn after a failed one fails too); returns the completions generated, None if none."
     todo = []
     for j, t in wave:
-        prev = comps[j][t-2] if t > 1 and bench.history != 'golden' else None
-        if prev is not None and prev.error is not None: comps[j][t-1] = Completion(error=f'turn {t-1} failed')
+        if bench.history != 'golden' and (failed := _after_failed(comps[j], t)): comps[j][t-1] = failed
         else: todo.append((j, t))
     if not todo: return None
     outs = backend.generate([bench.messages(jobs[j][0], t, [c and c.text for c in comps[j][:t-1]]) for j,t in todo],
@@ -183,10 +187,7 @@ async def _choice_turns(ask, bench, q, choice:int) -> list:
         outs = await asyncio.gather(*[ask(bench.messages(q, t, [None]*(t-1)), temp, choice) for t in turns])
         for t, c in zip(turns, outs): comps[t-1] = c
         return comps
-    for t in turns:
-        prev = comps[t-2] if t > 1 else None
-        comps[t-1] = (Completion(error=f'turn {t-1} failed') if prev is not None and prev.error is not None
-                      else await ask(bench.messages(q, t, [c and c.text for c in comps[:t-1]]), temp, choice))
+    for t in turns: comps[t-1] = _after_failed(comps, t) or await ask(bench.messages(q, t, [c and c.text for c in comps[:t-1]]), temp, choice)
     return comps
 
 # %% ../nbs/03c_answers.ipynb #5f1bb974

@@ -370,12 +370,11 @@ def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
 
 # %% ../nbs/03_backends.ipynb #ac8b1800
 @patch
-def prompt_cache(self:HFBackend, messages:list, # the conversation of a prompt of the last `generate`
+def prompt_cache(self:HFBackend, ids:list, # a prompt of the last `generate`, as `encode` gives it
                 ) -> tuple|None:
-    "(token ids, KV cache) of all but the last token of `messages`' prompt, kept by the last `generate` with `keep_prompts`; None if not kept. Taken once."
-    ids = tuple(self.encode(messages)[:-1])
-    c = self.kept.pop(ids, None)
-    return None if c is None else (list(ids), c)
+    "(token ids, KV cache) of all but the last token of prompt `ids`, kept by the last `generate` with `keep_prompts`; None if not kept. Taken once."
+    c = self.kept.pop(tuple(ids[:-1]), None)
+    return None if c is None else (list(ids[:-1]), c)
 
 # %% ../nbs/03_backends.ipynb #6ee69144
 @patch

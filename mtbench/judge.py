@@ -665,7 +665,8 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
         comps = iter(backend.generate([m for t in batch for m in t.messages], spec.params['temperature'], spec.params['max_new_tokens'],
                                       stop_at=[t.stop_pattern for t in batch for _ in t.messages]))
         for t in batch:
-            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(backend.encode(msgs)), backend.prompt_cache(msgs)) for msgs in t.messages]
+            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(ids), backend.prompt_cache(ids))
+                       for msgs in t.messages for ids in [backend.encode(msgs)]]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
             if progress: progress.update(1)

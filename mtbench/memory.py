@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_memory.ipynb #bb7964bc
 from __future__ import annotations
-import gc, os, re, sys, time
+import functools, gc, os, re, sys, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -323,6 +323,7 @@ def _cuda_device(device:str):
     return cuda.get_device_name(idx), tuple(cuda.get_device_capability(idx))
 
 # %% ../nbs/01_memory.ipynb #322fac80
+@functools.cache # the CPU's flags do not change while the process runs
 def cpu_has_bf16() -> bool:
     "Whether this CPU computes bf16 natively (x86's AVX512-BF16 or AMX-BF16, as Linux's /proc/cpuinfo lists them); False where that cannot be read."
     try: return re.search(r'\b(avx512_bf16|amx_bf16)\b', Path('/proc/cpuinfo').read_text()) is not None
