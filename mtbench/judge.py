@@ -588,6 +588,49 @@ def _candidates(lm, messages, before, close):
     while all(len(s) > n0 for s in seqs) and len({s[n0] for s in seqs}) == 1: n0 += 1
     return seqs, n0
 
+# %% ../nbs/04_judge.ipynb #ac629141
+def _trie(tails:list) -> tuple:
+    "Each tail's tokens but its last as the nodes of one trie: (token, parent or -1) per node, its depth, and each tail's nodes in order."
+    index, nodes, depth = {}, [], []
+    for t in tails:
+        for j in range(1, len(t)):
+            if tuple(t[:j]) in index: continue
+            p = index.get(tuple(t[:j-1]), -1)
+            index[tuple(t[:j])] = len(nodes); nodes.append((t[j-1], p)); depth.append(depth[p] + 1 if p >= 0 else 0)
+    return nodes, depth, [[index[tuple(t[:j])] for j in range(1, len(t))] for t in tails]
+
+# %% ../nbs/04_judge.ipynb #5be7d9c3
+def _tree_logprobs(model, cache, nodes:list, depth:list, n0:int):
+    "Log-probabilities of the next token after each trie node, the nodes run as one row after the `n0` tokens in `cache`."
+    import torch
+    N, dt = len(nodes), model.dtype
+    see = torch.zeros(N, N, dtype=torch.bool) # a node sees its ancestors and itself
+    for i, (_, p) in enumerate(nodes):
+        if p >= 0: see[i] = see[p]
+        see[i, i] = True
+    allowed = torch.cat([torch.ones(N, n0, dtype=torch.bool), see], 1)
+    mask = torch.zeros(allowed.shape, dtype=dt).masked_fill(~allowed, torch.finfo(dt).min)[None, None].to(model.device)
+    ids, pos = [torch.tensor([x], device=model.device) for x in ([t for t, _ in nodes], [n0 + d for d in depth])]
+    return model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache).logits[0].float().log_softmax(-1)
+
+# %% ../nbs/04_judge.ipynb #f1d21418
+def _tree_tails(lm, cache, tails:list, n0:int) -> list:
+    "Each tail's log-probability after its first token, the tails run as one trie (`_tree_logprobs`)."
+    nodes, depth, paths = _trie(tails)
+    lp = _tree_logprobs(lm.model, cache, nodes, depth, n0)
+    return [sum(lp[i, t[j]] for j, i in enumerate(path, 1)) for t, path in zip(tails, paths)]
+
+def _batched_tails(lm, cache, tails:list, n0:int) -> list:
+    "The same, the tails as the rows of one batch over copies of `cache` (for attention that takes no 4D mask)."
+    import torch
+    tok, dev, width = lm.tokenizer, lm.model.device, max(map(len, tails))
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    cache.batch_repeat_interleave(len(tails))
+    ids = torch.tensor([t + [pad]*(width - len(t)) for t in tails], device=dev)
+    mask = torch.tensor([[1]*(n0 + len(t)) + [0]*(width - len(t)) for t in tails], device=dev)
+    lp = lm.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float().log_softmax(-1)
+    return [sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, t in enumerate(tails)]
+
 # %% ../nbs/04_judge.ipynb #80a50a67
 def rating_probs(lm, # a `LoadedModel`
                  messages:list, # the judge messages
@@ -598,20 +641,14 @@ def rating_probs(lm, # a `LoadedModel`
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
     seqs, n0 = _candidates(lm, messages, before, close)
-    tails, dev, tok = [s[n0:] for s in seqs], lm.model.device, lm.tokenizer
-    pad, width = tok.pad_token_id if tok.pad_token_id is not None else 0, max(len(t) for t in tails)
+    tails, dev = [s[n0:] for s in seqs], lm.model.device
     m, past = (len(prefix[0]), prefix[1]) if prefix and len(prefix[0]) < n0 and seqs[0][:len(prefix[0])] == list(prefix[0]) else (0, None)
     with torch.no_grad():
         out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=past, use_cache=True)
-        first = out.logits[0, -1].float().log_softmax(-1) # predicts each tail's first token
-        scores = [first[t[0]] for t in tails]
-        if width > 1:
-            cache = out.past_key_values
-            cache.batch_repeat_interleave(len(tails))
-            ids = torch.tensor([t + [pad]*(width - len(t)) for t in tails], device=dev)
-            mask = torch.tensor([[1]*(n0 + len(t)) + [0]*(width - len(t)) for t in tails], device=dev)
-            lp = lm.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float().log_softmax(-1)
-            scores = [sc + sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, (sc, t) in enumerate(zip(scores, tails))]
+        scores = [out.logits[0, -1].float().log_softmax(-1)[t[0]] for t in tails] # the shared text predicts each tail's first token
+        if max(map(len, tails)) > 1:
+            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
+            scores = [sc + l for sc, l in zip(scores, later)]
     return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
 
 # %% ../nbs/04_judge.ipynb #8db5fd66
