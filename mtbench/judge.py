@@ -693,7 +693,7 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
     from mtbench.backends import HFBackend
     lm = load_model(spec.model, (gen or Generation()).update(max_new_tokens=spec.params['max_new_tokens']), prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
-    backend.keep_prompts = True # a judgment with no rating written reuses its prompt's cache (`_local_reply`)
+    backend.keep_prompts = lm.device == 'cpu' # a judgment with no rating reuses its prompt's cache (`_local_reply`) where prefill is slow; a GPU keeps the memory
     per_batch = max(1, backend.batch_size // max((t.games for t in tasks), default=1)) # judgments per batch: a pairwise one is two conversations
     log.info(f"local judge: {backend}")
     stats = {'calls': 0, 'failed': 0}
