@@ -5,7 +5,7 @@
 # %% ../nbs/03_backends.ipynb #3f1ffd22
 from __future__ import annotations
 import asyncio, concurrent.futures, functools, hashlib, os, re, sys, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .settings import BACKENDS, Generation, SettingError, legacy
@@ -16,7 +16,7 @@ from .runfolder import redact_url
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
            'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'growing_layer',
-           'EndpointBackend', 'transformers_backend', 'make_backend']
+           'KeptRow', 'EndpointBackend', 'transformers_backend', 'make_backend']
 
 # %% ../nbs/03_backends.ipynb #0917f598
 class Backend:
@@ -200,6 +200,19 @@ class _RowStop:
             if rx and not self._done[i]: self._done[i] = rx.search(self.tok.decode(input_ids[i, max(self.start, input_ids.shape[1]-self.tail):])) is not None
         return self._done.clone()
 
+# %% ../nbs/03_backends.ipynb #b4825244
+class _Ended:
+    "A stopping criterion: `ends` (the backend's own) or an end-of-turn token; the rows ended so far are kept in `done`, in place."
+    def __init__(self, ends:list, stop_ids:set, n:int, device):
+        import torch
+        self.ends, self.stops, self.done = ends, torch.tensor(sorted(stop_ids), device=device), torch.zeros(n, dtype=torch.bool, device=device)
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+        d = torch.isin(input_ids[:, -1], self.stops)
+        for e in self.ends: d = d | e(input_ids, scores, **kwargs)
+        self.done |= d
+        return self.done.clone()
+
 # %% ../nbs/03_backends.ipynb #54a03a80
 def _context_length(model) -> int|None:
     c = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
@@ -257,7 +270,7 @@ class HFBackend(Backend):
         self.context = _context_length(self.model)
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(self.stop_ids)
         self.prefill_rows = True # prefill each prompt alone (see `_prefill`)
-        self.keep_prompts, self.kept = False, {} # keep each prompt's own cache after `generate` (see `prompt_cache`)
+        self.keep_rows, self.kept = False, {} # keep the last batch's KV cache after `generate` (see `row_cache`)
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
 
@@ -313,6 +326,7 @@ def _gen_config(model, max_new_tokens, stop_ids, pad_id, stop_strings):
     gc.max_new_tokens, gc.max_length = max_new_tokens, None
     gc.eos_token_id, gc.pad_token_id = sorted(stop_ids), pad_id
     gc.stop_strings = stop_strings or None
+    gc.return_dict_in_generate = True # the sequences and the KV cache (`keep_rows`)
     return gc
 
 # %% ../nbs/03_backends.ipynb #7d4524f7
@@ -353,7 +367,6 @@ def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
         c = self.model(input_ids=torch.tensor([p[:-1]], device=self.model.device), use_cache=True, **kw).past_key_values
         if not isinstance(c, DynamicCache) or any(type(l) is not DynamicLayer for l in c.layers): return None
         rows.append(c)
-    if self.keep_prompts: self.kept.update({tuple(p[:-1]): c for p, c in zip(prompts, rows)})
     def stacked(): # one layer at a time: the cache copies each, and this one's copy goes before the next is made
         for i in range(len(rows[0].layers)):
             k, v = rows[0].layers[i].keys, rows[0].layers[i].values
@@ -361,7 +374,7 @@ def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
             V = v.new_zeros(len(prompts), v.shape[1], width-1, v.shape[3])
             for b,(p,c) in enumerate(zip(prompts, rows)):
                 K[b, :, width-len(p):], V[b, :, width-len(p):] = c.layers[i].keys[0], c.layers[i].values[0]
-                if not self.keep_prompts: c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
+                c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
             yield K, V
             del K, V
     cache = DynamicCache(stacked())
@@ -369,12 +382,34 @@ def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
     return cache
 
 # %% ../nbs/03_backends.ipynb #ac8b1800
+@dataclass
+class KeptRow:
+    "A row of the last batch: its tokens (left padding dropped) and where the batch's KV cache holds them."
+    ids: list # the prompt, then the tokens written that the cache holds
+    cache: object = field(repr=False) # the batch's KV cache
+    row: int = 0 # the row in the batch
+    start: int = 0 # where its tokens start (after the left padding)
+    def upto(self, m:int):
+        "The first `m` of `ids` as a KV cache of their own: views of the batch's, nothing copied until it grows."
+        from transformers import DynamicCache
+        b, s = slice(self.row, self.row+1), slice(self.start, self.start+m)
+        return DynamicCache([(l.keys[b, :, s], l.values[b, :, s]) for l in self.cache.layers])
+
+# %% ../nbs/03_backends.ipynb #bfec21f7
+def _kept_rows(prompts:list, out, cache, width:int) -> dict:
+    "{prompt ids: `KeptRow`} of a batch `generate` made (`out`: its sequences), where `cache` is a plain KV cache of every token fed; else {}."
+    from transformers.cache_utils import DynamicLayer
+    if cache is None or not all(type(l) in (DynamicLayer, growing_layer()) for l in getattr(cache, 'layers', [None])): return {}
+    n = cache.layers[0].keys.shape[-2] # every token but the last one written
+    if n != out.shape[1] - 1: return {}
+    return {tuple(p): KeptRow(out[b, width-len(p):n].tolist(), cache, b, width-len(p)) for b, p in enumerate(prompts)}
+
+# %% ../nbs/03_backends.ipynb #0e305e42
 @patch
-def prompt_cache(self:HFBackend, ids:list, # a prompt of the last `generate`, as `encode` gives it
-                ) -> tuple|None:
-    "(token ids, KV cache) of all but the last token of prompt `ids`, kept by the last `generate` with `keep_prompts`; None if not kept. Taken once."
-    c = self.kept.pop(tuple(ids[:-1]), None)
-    return None if c is None else (list(ids[:-1]), c)
+def row_cache(self:HFBackend, ids:list, # a prompt of the last `generate`, as `encode` gives it
+             ) -> KeptRow|None:
+    "The `KeptRow` of prompt `ids` in the last batch of `generate`, with `keep_rows` on; None if not kept. Taken once."
+    return self.kept.pop(tuple(ids), None)
 
 # %% ../nbs/03_backends.ipynb #6ee69144
 @patch
@@ -382,6 +417,7 @@ def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:l
     "Generate one left-padded batch; returns each row's generated ids and the batch's seconds."
     import torch
     from transformers import LogitsProcessorList, StoppingCriteriaList
+    from mtbench.models import ENDED
     t0 = time.perf_counter()
     width = max(map(len, prompts))
     if self.context: caps = [min(c, self.context - width) for c in caps] # the longest row must stay inside the context
@@ -390,14 +426,18 @@ def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:l
     gcfg = self.model.generation_config
     sampler = RowSampler(temps, [row_seed(s, p) for s,p in zip(seeds, prompts)],
                          top_k=gcfg.top_k if gcfg.top_k is not None else 50, top_p=gcfg.top_p, device=self.model.device)
-    ends = [_RowBudget(width, caps)] + ([_RowStop(self.tok, width, stops)] if any(stops or []) else [])
-    kw = dict(logits_processor=LogitsProcessorList([sampler]), stopping_criteria=StoppingCriteriaList(ends))
+    kw = dict(logits_processor=LogitsProcessorList([sampler]))
     if self.stop_strings: kw['tokenizer'] = self.tok
     with torch.inference_mode():
+        ended = _Ended([_RowBudget(width, caps)] + ([_RowStop(self.tok, width, stops)] if any(stops or []) else []), self.stop_ids, len(prompts), ids.device)
         cache = self._prefill(prompts, width, width + max(caps))
         if cache is not None: kw['past_key_values'] = cache
-        out = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=_gen_config(
-            self.model, max(caps), self.stop_ids, self.pad_id, self.stop_strings), **kw)
+        token = ENDED.set(ended.done) # the rows' attention skips those that have ended (`mtbench.models.sdpa_rows`)
+        try: res = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=_gen_config(
+                 self.model, max(caps), self.stop_ids, self.pad_id, self.stop_strings), stopping_criteria=StoppingCriteriaList([ended]), **kw)
+        finally: ENDED.reset(token)
+    out = res.sequences
+    if self.keep_rows: self.kept = _kept_rows(prompts, out, res.past_key_values, width)
     return [row[:cap] for row,cap in zip(out[:, width:].tolist(), caps)], time.perf_counter() - t0
 
 # %% ../nbs/03_backends.ipynb #7229f0a2

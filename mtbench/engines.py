@@ -4,7 +4,7 @@
 
 # %% ../nbs/03a_engines.ipynb #f1773a8e
 from __future__ import annotations
-import asyncio, atexit, contextlib, ctypes, hashlib, importlib.util, json, os, shutil, signal, subprocess, sys, tempfile, time
+import asyncio, atexit, contextlib, ctypes, hashlib, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 from dataclasses import dataclass, asdict
 from pathlib import Path
@@ -22,8 +22,8 @@ __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROO
            'ENGINE_CHOICES', 'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines',
            'install_hint', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores',
            'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta',
-           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend',
-           'engine_judge_name', 'judge_engine']
+           'gguf_scalar', 'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend',
+           'auto_backend', 'engine_judge_name', 'judge_engine']
 
 # %% ../nbs/03a_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
@@ -365,14 +365,36 @@ def gguf_meta(gguf:str|Path # a .gguf model file
     return build_once(cache_dir()/'gguf-meta'/f'{gguf.stem}-{key}', build)
 
 # %% ../nbs/03a_engines.ipynb #c65b1cce
+_GGUF_SCALARS = {0: '<B', 1: '<b', 2: '<H', 3: '<h', 4: '<I', 5: '<i', 6: '<f', 7: '<?', 10: '<Q', 11: '<q', 12: '<d'} # value type: struct format
+
+def gguf_scalar(gguf:str|Path, # a .gguf model file (version 2 or later)
+                key:str, # a metadata key, e.g. 'general.file_type'
+               ):
+    "The value of number or flag `key` in `gguf`'s metadata, read key by key from the file's start and no further; None if absent."
+    with open(gguf, 'rb') as f:
+        def get(fmt): return struct.unpack(fmt, f.read(struct.calcsize(fmt)))[0]
+        def skip(t):
+            if t == 8: f.seek(get('<Q'), 1) # a string
+            elif t == 9: # an array: its strings one by one, else all at once
+                et, n = get('<I'), get('<Q')
+                if et in (8, 9): [skip(et) for _ in range(n)]
+                else: f.seek(n*struct.calcsize(_GGUF_SCALARS[et]), 1)
+            else: f.seek(struct.calcsize(_GGUF_SCALARS[t]), 1)
+        if f.read(4) != b'GGUF' or get('<I') < 2: raise ValueError(f"{gguf}: not a GGUF file of version 2 or later")
+        _, n_kv = get('<Q'), get('<Q')
+        for _ in range(n_kv):
+            k = f.read(get('<Q')).decode('utf-8', 'replace'); t = get('<I')
+            if k == key: return get(_GGUF_SCALARS[t]) if t in _GGUF_SCALARS else None
+            skip(t)
+    return None
+
+# %% ../nbs/03a_engines.ipynb #641ec3ae
 def gguf_file_type(gguf:str|Path # a .gguf model file
                   ) -> str|None:
     "The GGUF file's weight type, e.g. 'Q4_1' (None if it does not say)."
     import gguf as gg
-    f = gg.GGUFReader(str(gguf)).fields.get('general.file_type')
-    if f is None: return None
-    try: return gg.LlamaFileType(int(f.parts[f.data[0]][0])).name.removeprefix('MOSTLY_')
-    except ValueError: return None
+    try: return gg.LlamaFileType(gguf_scalar(gguf, 'general.file_type')).name.removeprefix('MOSTLY_')
+    except (ValueError, TypeError, struct.error, KeyError): return None
 
 # %% ../nbs/03a_engines.ipynb #8816a00c
 class EngineBackend(EndpointBackend):

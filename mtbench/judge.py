@@ -631,23 +631,29 @@ def _batched_tails(lm, cache, tails:list, n0:int) -> list:
     lp = lm.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float().log_softmax(-1)
     return [sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, t in enumerate(tails)]
 
+# %% ../nbs/04_judge.ipynb #08e5f57a
+def _shared(a:list, b:list, most:int) -> int:
+    "How many leading tokens `a` and `b` share, at most `most`."
+    n = min(len(a), len(b), most)
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
 # %% ../nbs/04_judge.ipynb #80a50a67
 def rating_probs(lm, # a `LoadedModel`
                  messages:list, # the judge messages
                  before:str, # the judge's reply up to the rating
                  close:str=']]', # what follows the rating
-                 prefix:tuple|None=None, # (token ids, their KV cache) of the prompt, if it was kept (`HFBackend.prompt_cache`)
+                 kept=None, # the judge's row of the batch that wrote `before`, if it was kept (`HFBackend.row_cache`)
                 ) -> list:
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
     seqs, n0 = _candidates(lm, messages, before, close)
     tails, dev = [s[n0:] for s in seqs], lm.model.device
-    m, past = (len(prefix[0]), prefix[1]) if prefix and len(prefix[0]) < n0 and seqs[0][:len(prefix[0])] == list(prefix[0]) else (0, None)
+    m = _shared(kept.ids, seqs[0], n0 - 1) if kept else 0 # tokens the kept row already holds; at least one runs, for its logits
     with torch.no_grad():
-        out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=past, use_cache=True)
+        out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=kept.upto(m) if m else None, use_cache=True)
         scores = [out.logits[0, -1].float().log_softmax(-1)[t[0]] for t in tails] # the shared text predicts each tail's first token
         if max(map(len, tails)) > 1:
-            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
+            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'sdpa_rows', 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
             scores = [sc + l for sc, l in zip(scores, later)]
     return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
 
@@ -671,18 +677,18 @@ def local_rating_probs(lm, # a `LoadedModel`
                        messages:list, # the judge messages
                        text:str, # what the judge wrote, with no rating in it
                        raw:str|None=None, # the same with its <think> block, if there was one
-                       prefix:tuple|None=None, # the prompt's kept (token ids, KV cache), if any
+                       kept=None, # the judge's row of the batch that wrote `text`, if it was kept (`HFBackend.row_cache`)
                       ) -> list:
     "P(1..10) of the rating a local judge gives when its reply is continued with 'Rating: [['."
     said = (raw or text).rstrip()
-    return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]', prefix)
+    return rating_probs(lm, messages, said + ('\n\n' if said else '') + RATING_MARKER, ']]', kept)
 
 # %% ../nbs/04_judge.ipynb #fe00ee6d
-def _local_reply(lm, spec, task, msgs, c, n_in, prefix=None):
+def _local_reply(lm, spec, task, msgs, c, n_in, kept=None):
     "The `Reply` of local completion `c` to `msgs`; with no rating the benchmark's parser reads, the rating's probabilities from the logits."
     r = Reply(ERROR_OUTPUT if c.error else c.text, n_in, c.new_tokens, round(c.seconds, 3), error=c.error)
     if not c.error and not task.pairwise and task.parse(c.text) == -1:
-        r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw, prefix)
+        r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw, kept)
         if spec.score_mode == 'expected': r.expected = _expected(r.rating_probs)
     elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
     return r
@@ -693,7 +699,7 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
     from mtbench.backends import HFBackend
     lm = load_model(spec.model, (gen or Generation()).update(max_new_tokens=spec.params['max_new_tokens']), prompt_tokens=3072) # judge prompts run long
     backend = HFBackend(lm)
-    backend.keep_prompts = lm.device == 'cpu' # a judgment with no rating reuses its prompt's cache (`_local_reply`) where prefill is slow; a GPU keeps the memory
+    backend.keep_rows = True # a judgment with no rating is asked for one from its row of the batch's cache (`_local_reply`)
     per_batch = max(1, backend.batch_size // max((t.games for t in tasks), default=1)) # judgments per batch: a pairwise one is two conversations
     log.info(f"local judge: {backend}")
     stats = {'calls': 0, 'failed': 0}
@@ -702,7 +708,7 @@ def _run_local(tasks, spec, out:RecordFile, gen:Generation|None=None, progress=N
         comps = iter(backend.generate([m for t in batch for m in t.messages], spec.params['temperature'], spec.params['max_new_tokens'],
                                       stop_at=[t.stop_pattern for t in batch for _ in t.messages]))
         for t in batch:
-            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(ids), backend.prompt_cache(ids))
+            replies = [_local_reply(lm, spec, t, msgs, next(comps), len(ids), backend.row_cache(ids))
                        for msgs in t.messages for ids in [backend.encode(msgs)]]
             rec = out.append(make_record(t, spec, replies, (0.0, 0.0)))
             stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
