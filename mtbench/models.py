@@ -346,7 +346,13 @@ def _row_starts(mask, n_kv:int) -> list|None:
     return first.tolist() if torch.equal(first, n_kv - m.sum(-1)) else None
 
 # %% ../nbs/02_models.ipynb #9d05b5ba
-def sdpa_rows(module, query, key, value, attention_mask, **kw):
+def sdpa_rows(module, # the attention layer calling it (transformers' attention interface)
+              query, # (batch, heads, tokens, head size)
+              key, # (batch, key/value heads, tokens held, head size)
+              value, # the same shape as `key`
+              attention_mask, # SDPA's: boolean (batch, 1, tokens, tokens held), float, or None
+              **kw, # transformers' others: scaling, dropout, position_bias, ...
+             ):
     "transformers' SDPA attention, except a CPU decode step of a padded batch: each row over its own tokens, no padding read."
     import torch
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
