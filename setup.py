@@ -34,6 +34,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name']+'.*']),
     include_package_data = True,
+    package_data = {cfg['lib_name']: ['configs/*.json']}, # the seed models' config.json files (mtbench.random_weights)
     install_requires = requirements,
     extras_require = {'dev': reqs('dev_requirements'), 'gpu': reqs('gpu_requirements'),
                       'flash': reqs('flash_requirements'), 'llamacpp': reqs('llamacpp_requirements'),

@@ -17,8 +17,8 @@ from .settings import Generation, RunSettings, SettingError, legacy
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ROW_SDPA', 'ENDED', 'ModelSpec', 'ModelSource', 'resolve_model',
            'smollm2_gguf', 'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache',
            'hub_access', 'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'sdpa_rows',
-           'decode_rows', 'bnb_config', 'LoadedModel', 'default_model_id', 'load_model', 'free_port', 'serve_model',
-           'models_cli']
+           'decode_rows', 'bnb_config', 'LoadedModel', 'default_model_id', 'ready_for_generation', 'load_model',
+           'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -433,10 +433,14 @@ def default_model_id(name, # the model as given
 
 # %% ../nbs/02_models.ipynb #329615ea
 def _weights(src, revision):
-    "Folder or hub id to read weights from, and the revision to record."
+    "Folder or hub id to read weights from, and the revision to record ('random weights' for a folder `mtbench.random_weights.save_random` wrote)."
     if src.kind == 'gguf':
         folder = _gguf_folder(src.location, 'smollm2-135m' if src.spec else None)
         return str(folder), 'sha256:' + json.loads((folder/MARKER).read_text())['sha256']
+    marker = Path(src.location)/MARKER
+    if src.kind == 'folder' and marker.is_file() and 'random_weights' in (m := json.loads(marker.read_text())):
+        log.warning(f"{src.location}: random weights in {m['random_weights']}'s shapes (mtbench.random_weights): for memory and speed checks, never for scores")
+        return src.location, 'random weights'
     return src.location, revision
 
 # %% ../nbs/02_models.ipynb #bb4bc5e6
@@ -472,7 +476,9 @@ def _load_device(device:str|None) -> str:
     return device
 
 # %% ../nbs/02_models.ipynb #ce0ff95b
-def _ready(model, tok):
+def ready_for_generation(model, # a loaded transformers (or PEFT) model
+                         tok, # its tokenizer
+                        ):
     "Left padding, and a pad token for the tokenizer and the generation config."
     tok.padding_side = 'left'
     if tok.pad_token is None: tok.pad_token = tok.eos_token
@@ -505,7 +511,7 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
         else: (model, tok, loc, rev), base = _load(src, revision, plan, attn_impl), None
         model.eval()
     attn_impl = decode_rows(model, device, attn_impl)
-    _ready(model, tok)
+    ready_for_generation(model, tok)
     return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
                        src.location, rev, plan, base, loc if Path(loc).exists() else None, mon)
 
