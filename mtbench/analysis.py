@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'SCORE_FIELDS', 'SAMPLE_FIELDS', 'PAIR_KEY', 'PAIR_MODES', 'RANK_FIELDS',
-           'RANK_BOOT', 'TABLES', 'SPEED_COLS', 'COST_COLS', 'LOCAL_MARK', 'read_judgments', 'load_judgments',
-           'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores', 'category_scores',
-           'ability_scores', 'sample_scores', 'pairwise_rates', 'games', 'bradley_terry', 'position_bias',
-           'pair_rankings', 'answer_stats', 'judge_costs', 'Results', 'ShowSettings', 'show_results', 'summarize',
-           'format_cell', 'format_money', 'format_results', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed',
-           'plot_pairwise', 'save_figures', 'write_report', 'show_cli']
+           'RANK_BOOT', 'TABLES', 'SPEED_COLS', 'COST_COLS', 'LOCAL_MARK', 'COMPARE_COLS', 'read_judgments',
+           'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
+           'category_scores', 'ability_scores', 'sample_scores', 'pairwise_rates', 'games', 'bradley_terry',
+           'position_bias', 'pair_rankings', 'comparisons', 'answer_stats', 'judge_costs', 'Results', 'ShowSettings',
+           'show_results', 'summarize', 'format_cell', 'format_money', 'format_results', 'plot_radar', 'plot_heatmap',
+           'plot_turns', 'plot_speed', 'plot_pairwise', 'plot_forest', 'save_figures', 'write_comparisons',
+           'write_report', 'show_cli', 'format_comparisons', 'compare_cli']
 
 # %% ../nbs/05_analysis.ipynb #629381b7
 import csv, io, json, math, os, re, sys, tempfile, time, warnings
@@ -20,6 +21,8 @@ from fastcore.script import Param
 from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, iter_jsonl, load_questions
 from .benchmark import MT_BENCH, get_benchmark
 from .settings import Settings, Selection, RunSettings, legacy
+from .runfolder import RunFolder
+from .compare import COMPARE_FIELDS, compare_scores, compare_win_rates, run_identity, check_comparable
 
 # %% ../nbs/05_analysis.ipynb #2b7baf93
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -442,6 +445,36 @@ def pair_rankings(df, # pair judgments, as `load_judgments` returns them
         out += _rank_rows(judge, d[keep & ~err], base, n_boot, seed)
     return pd.DataFrame(out, columns=RANK_FIELDS)
 
+# %% ../nbs/05_analysis.ipynb #2f4d462b
+def _pair_values(d):
+    "Pair lines `d` as two rows each, one per model: judge, model, opponent, question_id, turn, value (1 win, 0.5 tie, 0 loss: FastChat's rule), line."
+    import numpy as np
+    o, n = _pair_outcomes(d), len(d)
+    return o.assign(judge=np.tile(d.judge.to_numpy(), 2), opponent=np.r_[d.model_2.to_numpy(), d.model_1.to_numpy()],
+                    turn=np.tile(d.turn.to_numpy(), 2), value=o.win + 0.5*o.tie, line=np.tile(np.arange(n), 2))
+
+# %% ../nbs/05_analysis.ipynb #36e97f42
+def _win_comparisons(d, show, categories, mode):
+    "One judge's pair lines `d` as win rates paired by question: the lines FastChat's rules count (`_kept`), errored games left out."
+    base, keep, err = _kept(d, show.baseline, show.model_list, mode)
+    return compare_win_rates(_pair_values(d[keep & ~err]), base, categories, show.n_boot, show.seed)
+
+# %% ../nbs/05_analysis.ipynb #4d0e433f
+def comparisons(js:dict, # single and pair judgments, as `load_judgments` returns them
+                show:'ShowSettings', # the baseline, the models (and their order), the bootstrap's resamples and seed
+                categories:dict|None=None, # question id -> category
+                mode:str|None=None, # the pair lines' mode (None: found from the lines)
+                all_pairs:bool=False, # every pair of models instead of each against the baseline
+               ):
+    "Paired comparisons of the single gradings (score differences) and of the pair judgments (win rates), one table of `COMPARE_FIELDS`."
+    import pandas as pd
+    single, pair = js['single'], js['pair']
+    base = show.baseline if len(single) and show.baseline in set(single.model) else None # show's baseline may be a pairwise one only
+    parts = [compare_scores(single, base, all_pairs, categories, show.model_list, show.n_boot, show.seed)] if len(single) else []
+    parts += [_win_comparisons(d, show, categories, 'pairwise-all' if all_pairs else mode) for _, d in pair.groupby('judge', sort=False)] if len(pair) else []
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COMPARE_FIELDS)
+
 # %% ../nbs/05_analysis.ipynb #d560c0b4
 def _answer_row(f) -> dict:
     "Speed and memory of the answers in file `f` (one model's)."
@@ -506,6 +539,7 @@ TABLES = {'scores': 'per judge, model, turn and category: mean, 95% interval, ju
           'pairwise': 'win, loss, tie and adjusted win rates of the pairwise judgments',
           'rankings': "Bradley-Terry ratings (Elo scale) with 95% intervals and position bias of the pairwise judgments (optional)",
           'samples': "per judge and model, when each answer turn was judged several times: the median score and the spread (optional)",
+          'compare': "paired comparisons: each model against the baseline, score differences and win rates, with intervals, tests and power (optional)",
           'speed': 'answer generation per model: answers, failures, tokens, seconds, tokens per second',
           'judge_cost': 'calls, tokens and dollars per judge and model',
           'abilities': "one column per ability, when the benchmark's abilities are not its categories (optional)"} # the tables of `Results`
@@ -521,7 +555,7 @@ class Results:
                  title:str='MT-bench', # its name in titles
                 ):
         import pandas as pd
-        optional = {'abilities': ['judge', 'model'], 'rankings': RANK_FIELDS, 'samples': SAMPLE_FIELDS}
+        optional = {'abilities': ['judge', 'model'], 'rankings': RANK_FIELDS, 'samples': SAMPLE_FIELDS, 'compare': COMPARE_FIELDS}
         if miss := [k for k in TABLES if k not in optional and k not in tables]: raise TypeError(f"Results needs the tables {', '.join(miss)}")
         tables = {**dict.fromkeys(optional), **tables}
         for k, cols in optional.items():
@@ -631,11 +665,11 @@ def _run_notes(output_dir, model_list=None) -> list: return _protocol_note(outpu
 # %% ../nbs/05_analysis.ipynb #c1cd30fc
 @dataclass
 class ShowSettings(Settings):
-    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints."
+    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report and mode."
     judgment_file:str|None=None # a judgment file instead, ours or FastChat's, single or pair
     judge:str|None=None # only this judge, when there are several
     model_list:Param('only these models', str, nargs='+')=None
-    baseline:str|None=None # pairwise baseline (default: model_2 when it is the same on every line, else all pairs)
+    baseline:str|None=None # the baseline: of pairwise judgments (default: model_2 when it is the same on every line, else all pairs), and of paired comparisons (default: the first model)
     format:Param('table, json or csv', str, choices=['table', 'json', 'csv'])='table'
     question_file:str|None=None # questions for the categories (default: the official 80)
     dedupe:bool=False # count only the last line per judgment key (FastChat counts every line)
@@ -686,7 +720,7 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                  benchmark=None, # or the benchmark itself (a name or `Benchmark`): categories, abilities, turns
                  **kw, # deprecated: the settings as keywords (judgment_file=..., n_boot=..., data_dir=...)
                 ) -> Results:
-    "Scores, category scores, pairwise rates, speed and judge cost of a run or a judgment file."
+    "Scores, category scores, pairwise rates, paired comparisons, speed and judge cost of a run or a judgment file."
     sel = legacy(Selection, selection, _pop_selection(kw), 'show_results')
     show = legacy(ShowSettings, show, kw, 'show_results')
     folder = output_dir is not None and not show.judgment_file
@@ -694,11 +728,13 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     bench = get_benchmark(benchmark) if benchmark is not None else get_benchmark(sel.benchmark, sel.questions)
     js, ml = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list
     first, samples = _split_samples(js['single'], show) # with judge_samples: the score tables count the first sample, FastChat's
-    scores, overall, categories, abilities, notes = _single_tables(first, bench, _labels(bench, show.question_file, sel.data_dir), show)
+    lab = _labels(bench, show.question_file, sel.data_dir)
+    scores, overall, categories, abilities, notes = _single_tables(first, bench, lab, show)
     pairwise = pairwise_rates(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     rankings = pair_rankings(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     tables = dict(scores=scores, overall=overall, categories=categories, pairwise=pairwise, abilities=abilities, rankings=rankings, samples=samples,
-                  speed=answer_stats(output_dir, ml), judge_cost=judge_costs(js['single'], js['pair'], pairwise, ml))
+                  speed=answer_stats(output_dir, ml), judge_cost=judge_costs(js['single'], js['pair'], pairwise, ml),
+                  compare=comparisons(js, show, lab['categories'], show.pair_mode)) # with judge_samples: the mean of each turn's samples
     res = Results(tables, sorted({f for d in js.values() if len(d) for f in d.file}), notes + _notes({**js, 'single': first}, scores, pairwise, show.dedupe, folder)
                   + _run_notes(output_dir, ml), _params(output_dir, show), bench.name, bench.title)
     res.notes += _sample_notes(samples)
@@ -727,6 +763,7 @@ def summarize(res:Results, # what `show_results` returned
     if len(res.abilities): d['abilities'] = _records(res.abilities)
     if len(res.rankings): d['rankings'] = _records(res.rankings)
     if len(res.samples): d['samples'] = _records(res.samples)
+    if len(res.compare): d['compare'] = _records(res.compare)
     if any(v != 10 for v in getattr(res, 'scales', {}).values()): d['scales'] = res.scales # only where a judge is not 1-10
     return d
 
@@ -739,7 +776,7 @@ def format_cell(v, # a table value
     if isinstance(v, float): return f'{v:.{nd}f}'
     return str(v)
 
-def _numeric(c): return c == '-' or c.startswith('[') or re.fullmatch(r'-?[\d.]+(e-?\d+)?', c) is not None
+def _numeric(c): return c == '-' or c.startswith(('[', '<')) or re.fullmatch(r'[-+]?[\d.]+%?(e-?\d+)?', c) is not None
 
 # %% ../nbs/05_analysis.ipynb #04a65472
 def _table(rows, cols, markdown=False):
@@ -844,16 +881,70 @@ def _sample_section(summary, judge, t) -> list:
     return [(f"Judge variance, judge {judge}: each answer turn judged several times; median over samples (95% CI over questions), "
              f"mean std of a judgment's samples, the range of the score of one sample{_mark(judge)}", t(rows, _SAMPLE_COLS))]
 
+# %% ../nbs/05_analysis.ipynb #038e4526
+def _signed(v, nd=2): return '-' if v is None else f"{v:+.{nd}f}"
+def _pval(v): return '-' if v is None else '<0.001' if v < 0.001 else f"{v:.3f}"
+def _span(r, lo, hi, shift=0.0, nd=2, sign='+'): return '-' if r.get(lo) is None else f"[{r[lo] + shift:{sign}.{nd}f}, {r[hi] + shift:{sign}.{nd}f}]"
+
+# %% ../nbs/05_analysis.ipynb #89cc4c44
+COMPARE_COLS = [('model', 'model', 0), ('questions', 'n_questions', 0), ('diff', lambda r: _signed(r['diff']), 0),
+                ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high'), 0), ('p', lambda r: _pval(r['p_value']), 0), ('Holm p', lambda r: _pval(r['p_holm']), 0),
+                ('MDE', 'mde', 2), ('corr', 'corr', 2), ('unpaired 95% CI', lambda r: _span(r, 'unpaired_low', 'unpaired_high'), 0)] # `show`'s, the report's and the panel's
+_WIN_COLS = [('model', 'model', 0), ('questions', 'n_questions', 0), ('lines', 'n_pairs', 0), ('win rate', 'model_mean', 3),
+             ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high', 0.5, 3, ''), 0), ('p', lambda r: _pval(r['p_value']), 0),
+             ('Holm p', lambda r: _pval(r['p_holm']), 0), ('MDE', 'mde', 3)]
+
+# %% ../nbs/05_analysis.ipynb #060a230d
+def _overall(rows, judge, measure) -> list:
+    "The overall comparison rows (no category, no turn) of one judge and measure."
+    return [r for r in rows if r['judge'] == judge and r['measure'] == measure and r['category'] is None and r['turn'] is None]
+
+def _with_baseline(cols, rows) -> list:
+    "`cols` with a baseline column after the model's when the rows compare with more than one baseline (all pairs)."
+    return cols if len({r['baseline'] for r in rows}) < 2 else cols[:1] + [('baseline', 'baseline', 0)] + cols[1:]
+
+# %% ../nbs/05_analysis.ipynb #56944e5b
+def _told_apart(rows) -> str:
+    "In words, what the comparisons `rows` (one judge's) can tell apart: the minimum detectable difference at 80% power, 5% two-sided."
+    n = sorted({r['n_questions'] for r in rows if r['mde'] is not None})
+    m = sorted(r['mde'] for r in rows if r['mde'] is not None)
+    if not m: return ''
+    qs, ds = f"{n[0]}" if len(n) == 1 else f"{n[0]} to {n[-1]}", f"{m[0]:.2f}" if f"{m[0]:.2f}" == f"{m[-1]:.2f}" else f"{m[0]:.2f} to {m[-1]:.2f}"
+    return f"With these {qs} questions and this judge, differences under {ds} cannot be told apart (80% power, 5% two-sided)."
+
+# %% ../nbs/05_analysis.ipynb #ae61d648
+def _compare_title(rows, judge, what) -> str:
+    b = {r['baseline'] for r in rows}
+    vs = f"each model minus {b.pop()}" if len(b) == 1 else "each pair, the later model minus the earlier"
+    return f"Paired comparisons, judge {judge}: {what}, {vs}, over the question-turns both were judged on; 95% CI clustered by question{_mark(judge)}"
+
+def _compare_section(summary, judge, t) -> list:
+    "One judge's score comparisons, overall, as `show` and the report give them, with what they can tell apart."
+    rows = _overall(summary.get('compare', []), judge, 'score')
+    if not rows: return []
+    return [(_compare_title(rows, judge, 'mean score'), t(rows, _with_baseline(COMPARE_COLS, rows)) + '\n\n' + _told_apart(rows))]
+
+# %% ../nbs/05_analysis.ipynb #5c98e941
+def _win_section(summary, judge, t) -> list:
+    "One judge's win rates paired by question, overall: beside the Bradley-Terry table of the same lines."
+    rows = _overall(summary.get('compare', []), judge, 'win_rate')
+    if not rows: return []
+    b = {r['baseline'] for r in rows}
+    vs = f"against {b.pop()}" if len(b) == 1 else "each pair, the later model against the earlier"
+    return [(f"Win rates paired by question, judge {judge}, {vs}: the adjusted win rate (a tie half a win), 95% CI clustered by question, "
+             f"p against an even split{_mark(judge)}", t(rows, _with_baseline(_WIN_COLS, rows)))]
+
 # %% ../nbs/05_analysis.ipynb #61a4a0fc
 def _sections(summary, markdown=False):
     "(title, table) pairs of the summary."
     t = lambda rows, cols: _table(rows, cols, markdown)
-    out = [x for judge, rows in _by_judge(summary['overall']).items() for x in _single_sections(summary, judge, rows, t) + _sample_section(summary, judge, t)]
+    out = [x for judge, rows in _by_judge(summary['overall']).items()
+           for x in _single_sections(summary, judge, rows, t) + _sample_section(summary, judge, t) + _compare_section(summary, judge, t)]
     for judge, rows in _by_judge(summary['pairwise']).items():
         b = rows[0]['baseline']
         out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + f": a win only when both games agree{_mark(judge)}",
                     t(rows, _PAIR_COLS)))
-        out += _rank_section(summary, judge, t)
+        out += _rank_section(summary, judge, t) + _win_section(summary, judge, t)
     if summary['speed']: out.append(("Answers: speed and memory", t(summary['speed'], SPEED_COLS)))
     return out + _cost_section(summary, t)
 
@@ -1018,6 +1109,39 @@ def plot_pairwise(res:Results, # what `show_results` returned
     ax.legend(loc='center left', bbox_to_anchor=(1.01, 0.5), frameon=False)
     return fig
 
+# %% ../nbs/05_analysis.ipynb #0a78665b
+def _forest_panel(ax, s, labels, title):
+    "One panel of the forest plot: the comparisons `s` (rows in `labels`' order), their intervals, and zero."
+    import numpy as np
+    y, d = np.arange(len(s)), s['diff'].astype(float).to_numpy()
+    lo, hi = s.ci_low.astype(float).to_numpy(), s.ci_high.astype(float).to_numpy()
+    clear = (lo > 0) | (hi < 0)
+    for sel, color in [(~clear, '#4C72B0'), (clear, '#C44E52')]:
+        ax.errorbar(d[sel], y[sel], xerr=np.nan_to_num([d[sel] - lo[sel], hi[sel] - d[sel]]), fmt='o', color=color, capsize=3)
+    ax.axvline(0, color='#777777', lw=0.8, ls='--')
+    ax.set_yticks(y, labels); ax.set_ylim(len(s) - 0.5, -0.5); ax.set_title(title)
+
+# %% ../nbs/05_analysis.ipynb #bc2fa1fc
+def plot_forest(res:Results, # what `show_results` returned
+                judge:str|None=None, # which judge's comparisons (default the first)
+               ):
+    "Each model's paired difference from the baseline with its 95% interval, overall and per category: a forest plot."
+    c, judge = _one_judge(res.compare[res.compare.measure == 'score'], judge, 'paired comparisons')
+    c = c[c.turn.isna()]
+    keys = list(dict.fromkeys(zip(c.model, c.baseline)))
+    one = len({b for _, b in keys}) == 1
+    labels = [m if one else f"{m} - {b}" for m, b in keys]
+    scopes = [None] + [k for k in dict.fromkeys(c.category) if isinstance(k, str)]
+    ncol = min(3, len(scopes)); nrow = -(-len(scopes)//ncol)
+    fig = _figure(3.6*ncol + 0.07*max(map(len, labels)), (0.3*len(keys) + 1.0)*nrow + 0.6)
+    axs = fig.subplots(nrow, ncol, sharex=True, squeeze=False).ravel()
+    for ax, k in zip(axs, scopes):
+        s = (c[c.category.isna()] if k is None else c[c.category == k]).set_index(['model', 'baseline']).reindex(keys)
+        _forest_panel(ax, s, labels if ax in axs[::ncol] else [''] * len(keys), 'Overall' if k is None else _label(k))
+    for ax in axs[len(scopes):]: ax.set_visible(False)
+    fig.suptitle(f"Paired difference from {keys[0][1] if one else 'the earlier model'} (judge: {judge}): mean score, 95% CI clustered by question")
+    return fig
+
 # %% ../nbs/05_analysis.ipynb #c21aaf4f
 def _safe(name): return re.sub(r'[^A-Za-z0-9._-]+', '-', name).strip('-')
 
@@ -1027,6 +1151,8 @@ def _figures(res) -> list:
     figs = [(f"{n}{'' if len(single) == 1 else '_' + _safe(j)}", f(res, j)) for j in single
             for n, f in [('radar', plot_radar), ('heatmap', plot_heatmap), ('turns', plot_turns)]]
     figs += [(f"pairwise{'' if len(pair) == 1 else '_' + _safe(j)}", plot_pairwise(res, j)) for j in pair]
+    compared = list(dict.fromkeys(res.compare[res.compare.measure == 'score'].judge))
+    figs += [(f"forest{'' if len(compared) == 1 else '_' + _safe(j)}", plot_forest(res, j)) for j in compared]
     return figs + [('speed', plot_speed(res))]
 
 # %% ../nbs/05_analysis.ipynb #41b2d4f8
@@ -1051,6 +1177,16 @@ def _write(path, data):
     with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8', suffix='.tmp') as f: f.write(data)
     os.replace(f.name, path)
 
+# %% ../nbs/05_analysis.ipynb #d02f6c0d
+def write_comparisons(folder, # where they go: a run's results/
+                      rows:list, # comparison records (`COMPARE_FIELDS`), as `summarize` gives them
+                     ) -> dict:
+    "Write compare.csv and compare.json (the list of records) into `folder`; their paths, none without rows."
+    if not rows: return {}
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    _write(folder/'compare.csv', _csv(rows, COMPARE_FIELDS)); _write(folder/'compare.json', json.dumps(rows, indent=1))
+    return dict(compare=str(folder/'compare.csv'), compare_json=str(folder/'compare.json'))
+
 # %% ../nbs/05_analysis.ipynb #3af3543a
 _HOW = """## How these numbers are computed
 
@@ -1069,6 +1205,16 @@ _HOW = """## How these numbers are computed
   swapped) is a game, a tie half a win each; the baseline is rated 1000 (all pairs: the mean is 1000); the 95% interval is the
   percentile bootstrap over pair lines (at most 100 resamples, Arena-Hard's number). Position bias: the share of pair lines whose verdict changed when
   the answers swapped places.
+- **Paired comparisons**: each model against the baseline (the first model unless one is named) over the question-turns both
+  were judged on by the same judge; a judgment key's last line counts once and failed judgments are left out (with `judge_samples`,
+  each turn's mean over its samples). `diff` is the difference of the two means over those turns, the difference of the averages
+  when both models are complete. Its standard error is clustered by question (a question's turns are one cluster, Miller 2024,
+  with the G/(G-1) small-sample factor) and the 95% CI is diff ± t(G-1)·SE; the bootstrap CI beside it draws questions
+  ({resamples} resamples); p is a two-sided sign-flip permutation test over questions (9,999 random flips, every one of them for
+  13 questions or fewer), and Holm p adjusts it over the models compared at the same level. MDE = 2.80 SE is the smallest true
+  difference found with 80% power at 5%; the unpaired CI is the one for models that answered different questions, and corr the
+  correlation of the two models' per-question scores. Win rates: the adjusted win rate of the pair lines counted above, per
+  question, against an even split. `compare.csv` and `compare.json` hold every comparison overall, per turn and per category.
 - **Speed**: tokens/s = new tokens / generation seconds over all answers; s/answer = generation seconds per question (two turns);
   peak GB = the largest accelerator memory in use while answering.
 - **Judge cost**: every judge call, retries included; a pair line is charged to the model compared with the baseline.
@@ -1091,6 +1237,8 @@ def _figure_links(summary, title, fig) -> str:
         if title.startswith('Single') and f'judge {j}:' in title:
             out += link('radar' + sfx, f'radar chart, judge {j}') + link('turns' + sfx, f"{'turn 1 vs turn 2' if 'benchmark' not in summary else 'score by turn'}, judge {j}")
         if title.startswith('By category') and f'judge {j}:' in title: out += link('heatmap' + sfx, f'heatmap, judge {j}')
+        if title.startswith(f'Paired comparisons, judge {j}:'):
+            out += link('forest' + suffix(list(dict.fromkeys(r['judge'] for r in summary.get('compare', []) if r['measure'] == 'score')), j), f'forest plot, judge {j}')
     for j in pair:
         if title.startswith(f'Pairwise, judge {j},'): out += link('pairwise' + suffix(pair, j), f'pairwise, judge {j}')
     return out + (link('speed', 'speed and memory') if title.startswith('Answers') else '')
@@ -1115,7 +1263,7 @@ def write_report(output_dir, # the run folder; the report goes to its results/
                  plots:bool=True, # also draw the PNG figures
                  **kw, # deprecated: the settings as keywords (judge=..., model_list=..., data_dir=...)
                 ) -> dict:
-    "Write results/summary.json, scores.csv, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
+    "Write results/summary.json, scores.csv, compare.csv and .json, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
     sel = legacy(Selection, selection, _pop_selection(kw), 'write_report')
     show = legacy(ShowSettings, show, kw, 'write_report')
     res = show_results(output_dir, show.update(judgment_file=None), sel, benchmark)
@@ -1123,7 +1271,7 @@ def write_report(output_dir, # the run folder; the report goes to its results/
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
     summary['paths'] = dict(summary=str(out/'summary.json'), scores=str(out/'scores.csv'), report=str(out/'report.md'),
-                            figures=[str(p) for p in figures])
+                            figures=[str(p) for p in figures], **write_comparisons(out, summary.get('compare')))
     _write(out/'scores.csv', _csv(summary['scores'], SCORE_FIELDS))
     _write(out/'report.md', _report_md(summary, figures))
     _write(out/'summary.json', json.dumps(summary, indent=1))
@@ -1143,3 +1291,144 @@ def show_cli(run:RunSettings, # the run: its output_dir (a run folder: reads mod
     if show.mode == 'single': summary['pairwise'], summary['rankings'] = [], [] # FastChat's show_result --mode single: the single tables only
     print(format_results(summary, show.format))
     if show.report and show.format == 'table': print(f"\nreport: {summary['paths']['report']}")
+
+# %% ../nbs/05_analysis.ipynb #353a7686
+def _sources(runs, judgment_file, output_dir, bench) -> dict:
+    "{name: (run folder or None, judgment file or None)} of what `mtbench compare` reads: the runs named, else --judgment-file or --output-dir."
+    given = [*(runs or []), *([judgment_file] if judgment_file else [])] or ([output_dir] if output_dir else [])
+    if not given: raise MTBenchError("give what to compare: run folders or judgment files (mtbench compare RUN_A RUN_B), or --output-dir or --judgment-file")
+    out = {}
+    for g in map(str, given):
+        p = Path(g)
+        if not p.exists(): raise MTBenchError(f"{p}: no such run folder or judgment file")
+        if p.is_dir(): out[g] = (p if (p/'model_judgment').is_dir() else bench.folder(p), None)
+        else: out[g] = (p.parent.parent if p.parent.name == 'model_judgment' else None, p)
+    return out
+
+# %% ../nbs/05_analysis.ipynb #80653a22
+def _source_labels(names) -> dict:
+    "A short label per source that tells it from the others: its last path parts (for a judgment file in a run folder, the folder's)."
+    paths = {n: p.parent.parent if (p := Path(n)).parent.name == 'model_judgment' else p.with_suffix('') if p.suffix == '.jsonl' else p for n in names}
+    for k in range(1, max(len(p.parts) for p in paths.values()) + 1):
+        labels = {n: '/'.join(p.parts[-k:]) for n, p in paths.items()}
+        if len(set(labels.values())) == len(paths): return labels
+    return {n: str(n) for n in names}
+
+# %% ../nbs/05_analysis.ipynb #50da73f1
+def _merged(loaded:dict) -> dict:
+    "Several sources' judgments ({name: `load_judgments`' dict}) as one; a model in more than one source becomes MODEL@SOURCE (`_source_labels`)."
+    import pandas as pd
+    seen, lab = {}, _source_labels(list(loaded))
+    for n, js in loaded.items():
+        for m in dict.fromkeys([*js['single'].get('model', []), *js['pair'].get('model_1', []), *js['pair'].get('model_2', [])]): seen.setdefault(m, []).append(n)
+    out = {'single': [], 'pair': []}
+    for n, js in loaded.items():
+        r = lambda m: f"{m}@{lab[n]}" if len(seen[m]) > 1 else m
+        if len(js['single']): out['single'].append(js['single'].assign(model=js['single'].model.map(r)))
+        if len(js['pair']): out['pair'].append(js['pair'].assign(model_1=js['pair'].model_1.map(r), model_2=js['pair'].model_2.map(r)))
+    return {k: pd.concat(v, ignore_index=True) if v else pd.DataFrame() for k, v in out.items()}
+
+# %% ../nbs/05_analysis.ipynb #7bb4d842
+def _compare_inputs(sources:dict, # `_sources`' answer
+                    judge:str|None, # keep only this judge
+                   ) -> tuple:
+    "(the sources' judgments as one, notes), once they are known to compare: one line naming what differs otherwise."
+    loaded = {n: (load_judgments(f if fl is None else None, fl, judge), RunFolder(f).read_manifest() if f else None) for n, (f, fl) in sources.items()}
+    if len(loaded) > 1: check_comparable({n: run_identity(js['single'], js['pair'], man) for n, (js, man) in loaded.items()})
+    notes = [f"{n}: no run.json, so its questions, judge prompts and references could not be checked against the others' (its records were)"
+             for n, (_, man) in loaded.items() if man is None and len(loaded) > 1]
+    return _merged({n: js for n, (js, _) in loaded.items()}), notes
+
+# %% ../nbs/05_analysis.ipynb #e7ab38cd
+_FULL_COLS = [('model', 'model', 0), ('questions', 'n_questions', 0), ('pairs', 'n_pairs', 0), ('diff', lambda r: _signed(r['diff']), 0), ('SE', 'se', 3),
+              ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high'), 0), ('bootstrap CI', lambda r: _span(r, 'boot_low', 'boot_high'), 0),
+              ('p', lambda r: _pval(r['p_value']), 0), ('Holm p', lambda r: _pval(r['p_holm']), 0), ('MDE', 'mde', 2), ('corr', 'corr', 2),
+              ('unpaired 95% CI', lambda r: _span(r, 'unpaired_low', 'unpaired_high'), 0), ('set aside', 'set_aside', 0)]
+_SCOPE_COLS = [('questions', 'n_questions', 0), ('diff', lambda r: _signed(r['diff']), 0), ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high'), 0),
+               ('p', lambda r: _pval(r['p_value']), 0), ('Holm p', lambda r: _pval(r['p_holm']), 0), ('MDE', 'mde', 2)]
+_SHARE_COLS = [('model', 'model', 0), ('samples', 'samples', 0), ('judge share', lambda r: f"{r['judge_share']:.0%}", 0), ('SE', 'se', 3),
+               ('SE, 1 sample', 'se_one_sample', 3), ('SE, no judge noise', 'se_no_judge', 3),
+               ('narrower than 1 sample', lambda r: f"{1 - r['se']/r['se_one_sample']:.0%}", 0)]
+
+# %% ../nbs/05_analysis.ipynb #3369b2b1
+def _words(r) -> str:
+    "One comparison in words: the difference, its interval and p, and what these questions and this judge can tell apart."
+    return (f"{r['model']} minus {r['baseline']}: {_signed(r['diff'])} {_span(r, 'ci_low', 'ci_high')}, p = {_pval(r['p_value'])} (Holm {_pval(r['p_holm'])}); "
+            f"with these {r['n_questions']} questions and this judge, differences under {format_cell(r['mde'])} cannot be told apart")
+
+def _share_words(r) -> str:
+    return (f"{r['model']}: the judge makes {r['judge_share']:.0%} of the variance of the difference; with {r['samples']} judgments per answer turn the "
+            f"interval is {1 - r['se']/r['se_one_sample']:.0%} narrower than with one, and no number of judgments could narrow it more than "
+            f"{1 - r['se_no_judge']/r['se']:.0%} further")
+
+# %% ../nbs/05_analysis.ipynb #765f3417
+def _full_sections(rows, judge, t) -> list:
+    "`mtbench compare`'s sections of one judge's score comparisons: overall, per turn, per category, the judge's share, in words."
+    ov, mine = _overall(rows, judge, 'score'), [r for r in rows if r['judge'] == judge and r['measure'] == 'score']
+    if not ov: return []
+    cols = lambda c: _with_baseline(c, ov)
+    turns, cats = [r for r in mine if r['turn'] is not None], [r for r in mine if r['category'] is not None]
+    shared = [r for r in ov if (r['samples'] or 0) > 1 and r['judge_share'] is not None]
+    out = [(_compare_title(ov, judge, 'mean score'), t(ov, cols(_FULL_COLS))),
+           (f"By turn, judge {judge} (Holm over the models in each turn)", t(turns, cols([('model', 'model', 0), ('turn', 'turn', 0)] + _SCOPE_COLS))),
+           (f"By category, judge {judge} (Holm over the models in each category)", t(cats, cols([('model', 'model', 0), ('category', lambda r: _label(r['category']), 0)] + _SCOPE_COLS)))]
+    if shared: out.append((f"The judge's share, judge {judge}: each answer turn judged several times", t(shared, _SHARE_COLS) + '\n\n' + '\n'.join(map(_share_words, shared))))
+    return out + [(f"What can be told apart, judge {judge} (80% power, 5% two-sided)", '\n'.join(f"- {_words(r)}" for r in ov))]
+
+# %% ../nbs/05_analysis.ipynb #f89715f6
+def _win_full(rows, judge, t, rankings) -> list:
+    "The win rates paired by question of one judge, each with its Bradley-Terry rating and interval from `rankings`."
+    w = _overall(rows, judge, 'win_rate')
+    if not w: return []
+    bt = {r['model']: r for r in rankings if r['judge'] == judge}
+    cols = _WIN_COLS + [('BT score (Elo)', lambda r: bt.get(r['model'], {}).get('rating'), 1), ('BT 95% CI', lambda r: _span(bt.get(r['model'], {}), 'ci_low', 'ci_high', nd=1, sign=''), 0)]
+    return [(_win_section({'compare': w}, judge, t)[0][0], t(w, _with_baseline(cols, w)))]
+
+def _pairing_notes(rows) -> list:
+    "Per comparison: the judgment lines set aside (a key's earlier lines), and the question-turns not judged for both, named."
+    out = []
+    for r in (r for r in rows if r['category'] is None and r['turn'] is None):
+        who = f"{r['model']} against {r['baseline']} (judge {r['judge']}{', win rates' if r['measure'] == 'win_rate' else ''})"
+        if r['set_aside']: out.append(f"{who}: {r['set_aside']} judgment line(s) repeat a judgment key and were set aside; the last line of each key counts")
+        if miss := (r['not_paired'] or '').split():
+            out.append(f"{who}: {len(miss)} question-turn(s) not judged for both, left out (question/turn): {' '.join(miss[:12])}" + (f" and {len(miss) - 12} more" if len(miss) > 12 else ''))
+    return out
+
+# %% ../nbs/05_analysis.ipynb #fa153f97
+def format_comparisons(rows:list, # comparison records (`COMPARE_FIELDS`), as `summarize` gives them
+                       fmt:str='table', # table, json (the list of records) or csv
+                       notes:list=(), # what a reader should know
+                       rankings:list=(), # Bradley-Terry rows (`pair_rankings`' records), shown beside the win rates
+                      ) -> str:
+    "The comparisons as text tables (overall, per turn, per category, the judge's share, in words, win rates) with notes, as JSON or as CSV."
+    if fmt == 'json': return json.dumps(rows, indent=1)
+    if fmt == 'csv': return _csv(rows, COMPARE_FIELDS)
+    if fmt != 'table': raise MTBenchError(f"unknown format {fmt!r}: use table, json or csv")
+    out = [s for j in dict.fromkeys(r['judge'] for r in rows) for s in _full_sections(rows, j, _table) + _win_full(rows, j, _table, rankings)]
+    notes = [*notes, *_pairing_notes(rows)]
+    return '\n\n'.join(f"{title}\n{table}" for title, table in out) + ('\n\nNotes:\n' + '\n'.join(f"- {n}" for n in notes) if notes else '')
+
+# %% ../nbs/05_analysis.ipynb #f592f516
+def _check_models(js, baseline):
+    "Stop when the baseline has no judgments, or when no judge graded two models."
+    models = list(dict.fromkeys([*js['single'].get('model', []), *js['pair'].get('model_1', []), *js['pair'].get('model_2', [])]))
+    if baseline and baseline not in models: raise MTBenchError(f"--baseline {baseline}: it has no judgments here; models: {', '.join(models)}")
+    if len(models) < 2: raise MTBenchError(f"nothing to compare: the judgments have one model ({', '.join(models) or 'none'}); compare needs two, judged by the same judge")
+
+# %% ../nbs/05_analysis.ipynb #7fa997b5
+def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; results/compare.* go there) and the benchmark, questions and data_dir
+                show:ShowSettings=None, # `mtbench show`'s flags: --judgment-file, --judge, --model-list, --baseline, --format, --question-file, --n-boot, --seed
+                all_pairs:bool=False, # compare every pair of models, not each with the baseline
+                runs:Param('run folders or judgment files to compare, paired by question (default: --output-dir or --judgment-file)', str, nargs='*')=None,
+               ):
+    "Is B better than A? Each model's paired difference from a baseline, with intervals that count the questions and the judge."
+    show, sel = show or ShowSettings(), run.selection
+    bench = get_benchmark(sel.benchmark, sel.questions)
+    js, notes = _compare_inputs(_sources(runs, show.judgment_file, run.output_dir, bench), show.judge)
+    _check_models(js, show.baseline)
+    rows = _records(comparisons(js, show, _labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
+    if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
+    paths = write_comparisons(bench.folder(run.output_dir)/'results', rows) if run.output_dir else {}
+    ranks = _records(pair_rankings(js['pair'], show.baseline, show.model_list, True, show.n_boot, show.seed, 'pairwise-all' if all_pairs else None))
+    print(format_comparisons(rows, show.format, notes, ranks))
+    if paths and show.format == 'table': print(f"\ncomparisons: {paths['compare']} and {Path(paths['compare_json']).name}")

@@ -26,6 +26,8 @@ class Command:
     groups:dict=field(default_factory=dict) # {group of RunSettings: the fields it takes, or None for all}
     top:tuple=() # RunSettings' own fields it takes: models, output_dir, wandb
     defaults:dict=field(default_factory=dict) # this command's own defaults
+    only:dict=field(default_factory=dict) # {own settings parameter: the fields of it the command takes} (default: all)
+    positional:tuple=() # own parameters given without a flag, any number of values each
     def func(self):
         "The command's function."
         mod, fn = self.target.split(':')
@@ -47,6 +49,9 @@ COMMANDS = {
                      {'selection': None, 'judging': None, 'generation': ['memory_limit', 'num_gpus']}, ('output_dir',), {'output_dir': None}),
     'show': Command('mtbench.analysis:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file',
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
+    'compare': Command('mtbench.analysis:compare_cli', 'is B better than A? paired differences from a baseline, with intervals that count the questions and the judge',
+                       {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None},
+                       only={'show': ['judgment_file', 'judge', 'model_list', 'baseline', 'format', 'question_file', 'n_boot', 'seed']}, positional=('runs',)),
     'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
     'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
     'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",
@@ -70,6 +75,7 @@ ALIASES = { # command: {setting: its other flags}
     'answers': {'model': ['--model-path'], 'max_new_tokens': ['--max-new-token'], 'questions': ['--question-file']},
     'judge': {'judge': ['--judge-model'], 'judge_concurrency': ['--parallel'], 'baseline': ['--baseline-model']},
     'show': {'judge': ['--judge-model'], 'baseline': ['--baseline-model'], 'judgment_file': ['--input-file']},
+    'compare': {'judge': ['--judge-model'], 'baseline': ['--baseline-model'], 'judgment_file': ['--input-file']},
 }
 
 VALUE_ALIASES = {'mode': {'pairwise': 'pairwise-baseline'}} # setting: {other value: ours}
@@ -96,8 +102,9 @@ def parser(name:str, # a command in COMMANDS
     c = COMMANDS[name]; func = c.func()
     p = argparse.ArgumentParser(prog=f'mtbench {name}', description=(func.__doc__ or '').strip())
     for k, cls in own_params(func).items():
-        if cls: add_flags(p, cls)
-    add_flags(p, func, skip=['run', *(k for k, cls in own_params(func).items() if cls)])
+        if cls: add_flags(p, cls, only=c.only.get(k))
+    add_flags(p, func, skip=['run', *c.positional, *(k for k, cls in own_params(func).items() if cls)])
+    for k in c.positional: p.add_argument(k, nargs='*', help=flag_params(func)[k].help)
     if c.top: add_flags(p, RunSettings, only=list(c.top), defaults=c.defaults)
     for g, only in c.groups.items(): add_flags(p, GROUPS[g], only=only, defaults=c.defaults)
     for a in p._actions:

@@ -31,7 +31,7 @@ from .settings import RunSettings, Generation, JudgeSettings, Selection, flag_pa
 
 from .engines import installed_engines, install_hint
 
-from .analysis import format_cell, SPEED_COLS, COST_COLS, format_money, LOCAL_MARK
+from .analysis import format_cell, SPEED_COLS, COST_COLS, COMPARE_COLS, format_money, LOCAL_MARK
 
 from .evaluator import Progress
 
@@ -40,7 +40,7 @@ __all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'G
            'STOP_HINT', 'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
            'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'engine_options',
            'set_api_key', 'zip_output', 'download_output', 'PanelProgress', 'setting_widget', 'RunnerPanel',
-           'scores_html', 'rows_html']
+           'scores_html', 'rows_html', 'compare_html']
 
 # %% ../nbs/07_colab.ipynb #5c3ec4f1
 def in_colab() -> bool:
@@ -374,7 +374,7 @@ class RunnerPanel:
         self.drive = W.Checkbox(value=False, description='Keep on Google Drive (survives a new runtime)', indent=False)
         self.run_button = W.Button(description='Run', button_style='success', icon='play')
         self.download_button = W.Button(description='Download (zip)', icon='download', disabled=True)
-        self.status, self.progress, self.table, self.speed, self.cost = W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML()
+        self.status, self.progress, self.table, self.compare, self.speed, self.cost = W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML()
         self.out = W.Output(layout=W.Layout(max_height='320px', overflow='auto'))
         self.radar, self.heatmap = [W.Image(format='png', layout=W.Layout(width='48%', max_width='600px', height='auto', object_fit='contain'))
                                     for _ in range(2)]
@@ -384,7 +384,7 @@ class RunnerPanel:
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
 _NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
-          'output_dir drive run_button download_button status progress table speed cost radar heatmap out results box').split()
+          'output_dir drive run_button download_button status progress table compare speed cost radar heatmap out results box').split()
 
 # %% ../nbs/07_colab.ipynb #61a9498d
 @patch
@@ -393,7 +393,7 @@ def _wire(self:RunnerPanel):
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
     right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.engine, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
                     self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
-    self.results = W.VBox([self.table, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
+    self.results = W.VBox([self.table, self.compare, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
     buttons = W.HBox([self.run_button, self.download_button])
     self.box = W.VBox([W.HTML('<h3>MT-bench</h3>'), W.HBox([left, right]), buttons, self.status, self.progress, self.out, self.results])
@@ -626,11 +626,21 @@ def rows_html(title:str, # the table's heading
     body = ''.join('<tr>' + ''.join(f'<td>{cell(r, g, nd)}</td>' for _,g,nd in cols) + '</tr>' for r in rows)
     return f"<h4>{escape(title)}</h4><div style='overflow-x:auto'><table class='mtbench-scores'><tr>{head}</tr>{body}</table></div>"
 
+# %% ../nbs/07_colab.ipynb #861daef3
+def compare_html(summary:dict, # a run's summary (`mtbench.analysis.summarize`)
+                ) -> str:
+    "The paired comparisons of each judge, overall (`COMPARE_COLS`: each model minus the baseline, paired by question), as HTML; empty without any."
+    rows = [r for r in summary.get('compare', []) if r['measure'] == 'score' and r['category'] is None and r['turn'] is None]
+    return ''.join(rows_html(f"Is B better than A? Judge {j}: each model minus {', '.join(dict.fromkeys(r['baseline'] for r in rs))}, paired by question, "
+                             "95% CI clustered by question", rs, COMPARE_COLS) for j in dict.fromkeys(r['judge'] for r in rows)
+                   for rs in [[r for r in rows if r['judge'] == j]])
+
 # %% ../nbs/07_colab.ipynb #e47c3366
 @patch
 def _show(self:RunnerPanel, res):
     s = res.summary
     self.table.value = scores_html(res.table)
+    self.compare.value = compare_html(s)
     self.speed.value = rows_html("Answers: speed and memory", s['speed'], SPEED_COLS)
     costs = [r['cost_usd'] for r in s['judge_cost']]
     self.cost.value = rows_html("Judge: tokens and cost" + ('' if None in costs else f" (total {format_money(sum(costs))} USD)"),
