@@ -634,16 +634,21 @@ def _scales(single) -> dict:
     return {j: int(v) for j, v in n['max'].items()}
 
 # %% ../nbs/05_analysis.ipynb #653b8b8a
+_REFERENCE_NOTES = {'corrected': "NVIDIA's corrections, FastChat pull request 3158"} # what a named reference set is, for the note
+
 def _protocol_note(output_dir) -> list:
-    "A note when run.json says the answers were asked off the official protocol (a system prompt, one temperature)."
+    "Notes when run.json says the run was off the official protocol: a system prompt, one temperature, other reference answers."
     f = Path(output_dir)/'run.json' if output_dir else None
     try: s = json.loads(f.read_text()).get('settings', {}) if f and f.exists() else {}
     except (OSError, ValueError): return []
-    sp, t = s.get('system_prompt'), s.get('temperature')
-    if sp is None and t is None: return []
+    sp, t, ref = s.get('system_prompt'), s.get('temperature'), s.get('reference')
     what = ([f"system prompt {sp!r}"] if sp is not None else []) + ([f"temperature {t:g} for every question"] if t is not None else [])
-    return [f"off-protocol: answers asked with {' and '.join(what)} (MT-bench: no system prompt, FastChat's temperature per category); "
-            "not comparable with published scores; their models are named with the tag (+sys-…, +t…)"]
+    notes = [f"off-protocol: answers asked with {' and '.join(what)} (MT-bench: no system prompt, FastChat's temperature per category); "
+             "not comparable with published scores; their models are named with the tag (+sys-…, +t…)"] if what else []
+    if ref not in (None, 'gpt-4'): notes.append(f"off-protocol: the questions that need a reference were judged against the {ref!r} reference answers"
+                                               f"{' (' + _REFERENCE_NOTES[ref] + ')' if ref in _REFERENCE_NOTES else ''}, not GPT-4's; "
+                                               "not comparable with scores judged against GPT-4's")
+    return notes
 
 # %% ../nbs/05_analysis.ipynb #4f3ba8b0
 def _thinking_notes(output_dir, model_list=None) -> list:

@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions,
-                          select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir,
+                          select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir, reference_file,
                           check_question, question_records)
 from .settings import SettingError
 
@@ -34,6 +34,7 @@ class Benchmark:
     parse = None # text -> score (-1: no rating); None: FastChat's `parse_rating`
     judge_messages = None # `JudgeTask` -> one list of chat messages per game; None: FastChat's prompt templates
     aggregate = None # valid single judgments (DataFrame: judge, model, question_id, turn, score, category, ability) -> {'average', 'categories', 'abilities', 'note'}; None: FastChat's means (`mtbench.analysis`)
+    rescore = None # (Judgment, JudgeTask) -> Judgment: a rule applied to each single judgment as it is made (KoMT-Bench's language rule); None: none
     judged = True # False: scored without a judge (MMLU-Pro's letter extraction); `mtbench run` hands it to the benchmark's `run_cli`
 
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
@@ -182,6 +183,15 @@ def judge_fields(self:Benchmark,
     "Template fields beyond FastChat's (questions, answers, references) for turn `turn` of `q`."
     return {}
 
+# %% ../nbs/03b_benchmark.ipynb #daf16b98
+@patch
+def record_fields(self:Benchmark,
+                  task, # the judgment made (`mtbench.judge.JudgeTask`)
+                 ) -> dict:
+    "Fields a judgment record of `task` carries beyond FastChat's: the reference set, where it is not FastChat's."
+    r = task.ref.extra.get('reference_set') if getattr(task, 'ref', None) is not None else None
+    return {'reference': r} if r else {}
+
 # %% ../nbs/03b_benchmark.ipynb #a6269702
 @patch
 def check_mode(self:Benchmark, mode:str # 'single', 'pairwise-baseline' or 'pairwise-all'
@@ -268,23 +278,22 @@ class MTBench(Benchmark):
 def references(self:MTBench,
                questions, # the questions (`Question`s)
                data_dir=None, # where the benchmark's data lives (default: its download cache)
-               reference:str|None='gpt-4', # reference answers: a name in reference_answer/ or a path
+               reference:str|None='gpt-4', # reference answers: 'gpt-4', 'corrected' (FastChat PR 3158), a name in reference_answer/ or a path
               ) -> dict:
-    "GPT-4's reference answers (or the `reference` file's), when a question needs one."
-    return load_reference_answers(reference or 'gpt-4', data_dir) if any(map(self.needs_reference, questions)) else {}
+    "GPT-4's reference answers (or the `reference` set's, each marked with its name), when a question needs one."
+    if not any(map(self.needs_reference, questions)): return {}
+    refs, name = load_reference_answers(reference or 'gpt-4', data_dir), reference or 'gpt-4'
+    return refs if name == 'gpt-4' else {k: replace(a, extra={**a.extra, 'reference_set': name}) for k, a in refs.items()}
 
 # %% ../nbs/03b_benchmark.ipynb #9a34276e
 @patch
 def data_files(self:MTBench,
                data_dir=None, # where the benchmark's data lives (default: its download cache)
-               reference:str|None='gpt-4', # reference answers: a name in reference_answer/ or a path
+               reference:str|None='gpt-4', # reference answers: 'gpt-4', 'corrected', a name in reference_answer/ or a path
               ) -> dict:
     "The question and judge prompt files, and the reference answers."
     files = {n: official_file(n, data_dir) for n in ('question.jsonl', 'judge_prompts.jsonl')}
-    reference = reference or 'gpt-4'
-    if reference == 'gpt-4': files['reference'] = official_file('reference_answer/gpt-4.jsonl', data_dir)
-    else: files['reference'] = Path(reference) if reference.endswith('.jsonl') else globals()['data_dir'](data_dir)[0]/'reference_answer'/f'{reference}.jsonl'
-    return files
+    return {**files, 'reference': reference_file(reference or 'gpt-4', data_dir)}
 
 # %% ../nbs/03b_benchmark.ipynb #554b47b7
 @patch
@@ -297,7 +306,8 @@ def labels(self:MTBench,
 # %% ../nbs/03b_benchmark.ipynb #f0433dd3
 BENCHMARKS = {} # name -> Benchmark
 
-MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro'} # name -> the module that registers it when imported
+MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro', 'ko-mt-bench': 'mtbench.multilingual',
+           'ja-mt-bench': 'mtbench.multilingual'} # name -> the module that registers it when imported
 
 def register(bench:Benchmark # the benchmark to make available
             ) -> Benchmark:

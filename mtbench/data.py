@@ -14,12 +14,13 @@ from fastcore.script import Param
 
 # %% auto #0
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'CATEGORIES', 'NEED_REF_CATS',
-           'TEMPERATURES', 'STORAGE_ERRNOS', 'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME',
-           'MTBenchError', 'cache_dir', 'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file',
-           'iter_jsonl', 'read_jsonl', 'category_temperature', 'Record', 'Question', 'check_question',
-           'select_questions', 'question_records', 'load_questions', 'Answer', 'answer_problem', 'new_answer_id',
-           'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError',
-           'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
+           'TEMPERATURES', 'CORRECTED_COMMIT', 'CORRECTED_FILE', 'CORRECTED_REFERENCES', 'STORAGE_ERRNOS',
+           'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError', 'cache_dir',
+           'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file', 'iter_jsonl', 'read_jsonl',
+           'category_temperature', 'Record', 'Question', 'check_question', 'select_questions', 'question_records',
+           'load_questions', 'Answer', 'answer_problem', 'new_answer_id', 'reference_file', 'load_reference_answers',
+           'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error',
+           'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -314,15 +315,30 @@ def new_answer_id() -> str:
     while len(s) < 22: n, r = divmod(n, len(alphabet)); s += alphabet[r]
     return s
 
+# %% ../nbs/00_data.ipynb #ad238444
+CORRECTED_COMMIT = '71aa329da2b17f387929ae6f5b3a453804e885cd' # FastChat pull request 3158 (NVIDIA), its one commit
+CORRECTED_FILE = 'reference_answer/gpt-4-0125-preview.jsonl' # where that pull request puts it, in FastChat's layout
+CORRECTED_REFERENCES = PinnedFiles('corrected MT-bench reference', {CORRECTED_FILE: (
+    f'https://raw.githubusercontent.com/lm-sys/FastChat/{CORRECTED_COMMIT}/fastchat/llm_judge/data/mt_bench/{CORRECTED_FILE}',
+    'e484037da5cc14007dde1d821ef76046fccbd0b2f095237fad9ead2c4fc66800')}, 'MTBENCH_DATA_DIR', f'mt_bench/corrected-{CORRECTED_COMMIT[:7]}',
+    'MTBENCH_DATA_URL', f'FastChat pull request 3158, commit {CORRECTED_COMMIT[:7]}')
+
+# %% ../nbs/00_data.ipynb #4d13ff43
+def reference_file(name:str='gpt-4', # 'gpt-4' (FastChat's), 'corrected' (FastChat PR 3158), a name in reference_answer/, or a .jsonl path
+                   data_dir:str|Path|None=None, # folder with FastChat's layout
+                  ) -> Path:
+    "The reference answer file a name stands for; the official and the corrected ones checked against their sha256."
+    if name == 'gpt-4': return official_file('reference_answer/gpt-4.jsonl', data_dir)
+    if name == 'corrected': return pinned_file(CORRECTED_REFERENCES, CORRECTED_FILE, data_dir)
+    if name.endswith('.jsonl') or os.sep in name: return Path(name)
+    return globals()['data_dir'](data_dir)[0]/'reference_answer'/f'{name}.jsonl'
+
 # %% ../nbs/00_data.ipynb #df281687
-def load_reference_answers(name:str='gpt-4', # a file in the data folder's reference_answer/, or a path to a JSONL file
+def load_reference_answers(name:str='gpt-4', # 'gpt-4', 'corrected', a file in the data folder's reference_answer/, or a path to a JSONL file
                            data_dir:str|Path|None=None, # folder with FastChat's layout
                           ) -> dict:
     "Reference answers by question id."
-    if name == 'gpt-4': path = official_file('reference_answer/gpt-4.jsonl', data_dir)
-    elif name.endswith('.jsonl') or os.sep in name: path = Path(name)
-    else: path = globals()['data_dir'](data_dir)[0]/'reference_answer'/f'{name}.jsonl'
-    return {a.question_id: a for a in map(Answer.from_dict, read_jsonl(path))}
+    return {a.question_id: a for a in map(Answer.from_dict, read_jsonl(reference_file(name, data_dir)))}
 
 # %% ../nbs/00_data.ipynb #a33b0c5a
 @dataclass

@@ -509,7 +509,10 @@ def make_record(task:JudgeTask, # what was judged
     x = _extra(spec, replies, price)
     if getattr(task.bench, 'scale', None): x['score_scale'] = list(task.bench.scale) # a rubric judge's 1-5: never mixed with 1-10
     if task.sample != 1: x['sample'] = task.sample # judge_samples: the first sample's record is FastChat's, with no such field
-    if not task.pairwise: return _single_record(task, spec, replies[0], x)
+    if getattr(task.bench, 'record_fields', None): x.update(task.bench.record_fields(task)) # what it was judged against, where not FastChat's
+    if not task.pairwise:
+        rec = _single_record(task, spec, replies[0], x)
+        return task.bench.rescore(rec, task) if getattr(task.bench, 'rescore', None) else rec # a benchmark's rule for each score
     g1 = {'A': 'model_1', 'B': 'model_2'}.get(v := parse_verdict(replies[0].text), v)
     g2 = {'A': 'model_2', 'B': 'model_1'}.get(v := parse_verdict(replies[1].text), v)
     return PairJudgment(task.question_id, *task.models, g1, g2, [spec.name, task.prompt.name], task.user_prompts[0], replies[0].text,

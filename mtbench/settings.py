@@ -83,7 +83,7 @@ class Settings:
 @dataclass
 class Selection(Settings):
     "Which questions: the benchmark (or your own file) and which of its questions."
-    benchmark:str='mt-bench' # the benchmark: mt-bench, or another registered one (mt-bench-101, mmlu-pro)
+    benchmark:str='mt-bench' # the benchmark: mt-bench, or another registered one (mt-bench-101, mmlu-pro, ko-mt-bench, ja-mt-bench)
     questions:str|None=None # your own questions instead: a FastChat-format .jsonl or a .yaml suite (files in OUTPUT/NAME/)
     data_dir:str|None=None # where the benchmark's data lives (default: MTBENCH_DATA_DIR, else download to the cache)
     max_questions:int|None=None # at most this many questions, spread over the categories
@@ -170,7 +170,7 @@ class JudgeSettings(Settings):
     mode:Param('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str,
                choices=['single', 'pairwise-baseline', 'pairwise-all'])='single'
     baseline:str|None=None # the baseline model of pairwise-baseline (default gpt-3.5-turbo, as FastChat)
-    reference:str='gpt-4' # reference answers: a name in reference_answer/ or a JSONL path
+    reference:str='gpt-4' # reference answers: gpt-4 (FastChat's), corrected (NVIDIA's, FastChat PR 3158; off-protocol), a name in reference_answer/ or a JSONL path
     judge_timeout:float|None=None # seconds one judge request may take (default 120; 600 for reasoning judges)
     batch:bool=False # judge through OpenAI's Batch API: half the price, results within 24 h (resumable: batch ids are kept in the run folder)
     batch_wait:Param('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
