@@ -34,7 +34,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name']+'.*']),
     include_package_data = True,
-    package_data = {cfg['lib_name']: ['configs/*.json']}, # the seed models' config.json files (mtbench.random_weights)
+    package_data = {cfg['lib_name']: ['configs/*.json', 'page/*']}, # the seed models' config.json files (mtbench.random_weights); the report page's script and style (mtbench.report)
     install_requires = requirements,
     extras_require = {'dev': reqs('dev_requirements'), 'gpu': reqs('gpu_requirements'),
                       'flash': reqs('flash_requirements'), 'llamacpp': reqs('llamacpp_requirements'),

@@ -670,7 +670,7 @@ def _run_notes(output_dir, model_list=None) -> list: return _protocol_note(outpu
 # %% ../nbs/05_analysis.ipynb #c1cd30fc
 @dataclass
 class ShowSettings(Settings):
-    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report and mode."
+    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report, open and mode."
     judgment_file:str|None=None # a judgment file instead, ours or FastChat's, single or pair
     judge:str|None=None # only this judge, when there are several
     model_list:Param('only these models', str, nargs='+')=None
@@ -680,7 +680,8 @@ class ShowSettings(Settings):
     dedupe:bool=False # count only the last line per judgment key (FastChat counts every line)
     n_boot:int=1000 # bootstrap resamples for the confidence intervals (0: none)
     seed:int=0 # bootstrap seed
-    report:bool=False # also write results/ (summary.json, scores.csv, report.md, plots) into --output-dir
+    report:bool=False # also write results/ (summary.json, scores.csv, report.md, report.html, plots) into --output-dir
+    open:bool=False # with --report: open the report page (results/report.html) in a web browser, where there is one
     mode:Param("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
                str, choices=['single', *PAIR_MODES])=None
 
@@ -1266,9 +1267,10 @@ def write_report(output_dir, # the run folder; the report goes to its results/
                  selection:Selection|None=None, # the benchmark (or your own questions) the run is of, and its data_dir (default MT-bench)
                  benchmark=None, # or the benchmark itself (a name or `Benchmark`)
                  plots:bool=True, # also draw the PNG figures
+                 page:bool=True, # also write the report page, results/report.html (`mtbench.report.write_page`)
                  **kw, # deprecated: the settings as keywords (judge=..., model_list=..., data_dir=...)
                 ) -> dict:
-    "Write results/summary.json, scores.csv, compare.csv and .json, report.md and the plots of a run; returns the summary (with a 'paths' entry)."
+    "Write results/summary.json, scores.csv, compare.csv and .json, report.md, the plots and the report page of a run; returns the summary (with a 'paths' entry)."
     sel = legacy(Selection, selection, _pop_selection(kw), 'write_report')
     show = legacy(ShowSettings, show, kw, 'write_report')
     res = show_results(output_dir, show.update(judgment_file=None), sel, benchmark)
@@ -1276,10 +1278,13 @@ def write_report(output_dir, # the run folder; the report goes to its results/
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
     summary['paths'] = dict(summary=str(out/'summary.json'), scores=str(out/'scores.csv'), report=str(out/'report.md'),
-                            figures=[str(p) for p in figures], **write_comparisons(out, summary.get('compare')))
+                            figures=[str(p) for p in figures], **write_comparisons(out, summary.get('compare')), **({'page': str(out/'report.html')} if page else {}))
     _write(out/'scores.csv', _csv(summary['scores'], SCORE_FIELDS))
     _write(out/'report.md', _report_md(summary, figures))
     _write(out/'summary.json', json.dumps(summary, indent=1))
+    if page:
+        from mtbench.report import write_page
+        write_page(output_dir, summary, get_benchmark(benchmark) if benchmark is not None else get_benchmark(sel.benchmark, sel.questions), sel.data_dir)
     return summary
 
 # %% ../nbs/05_analysis.ipynb #4ecc56f6
@@ -1290,12 +1295,16 @@ def show_cli(run:RunSettings, # the run: its output_dir (a run folder: reads mod
     show, sel, out = show or ShowSettings(), run.selection, run.output_dir
     if show.report and not out: raise MTBenchError("--report writes into a run folder: give --output-dir")
     if show.report and show.judgment_file: raise MTBenchError("--report reads the run folder's own judgments: drop --judgment-file")
+    if show.open and not show.report: raise MTBenchError("--open opens the report page that --report writes: add --report")
     bench = get_benchmark(sel.benchmark, sel.questions)
     if out: out = bench.folder(out)
     summary = write_report(out, show, sel, bench) if show.report else summarize(show_results(out, show, sel, bench))
     if show.mode == 'single': summary['pairwise'], summary['rankings'] = [], [] # FastChat's show_result --mode single: the single tables only
     print(format_results(summary, show.format))
-    if show.report and show.format == 'table': print(f"\nreport: {summary['paths']['report']}")
+    if show.report and show.format == 'table': print(f"\nreport: {summary['paths']['report']}\npage: {summary['paths']['page']}")
+    if show.open:
+        from mtbench.report import open_page
+        open_page(summary['paths']['page']) # where there is no browser: nothing
 
 # %% ../nbs/05_analysis.ipynb #353a7686
 def _sources(runs, judgment_file, output_dir, bench) -> dict:

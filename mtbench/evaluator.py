@@ -233,7 +233,8 @@ class EvalResults:
         self.table = o.merge(c, on=['judge', 'model'], how='left') if len(o) and len(c) else o
     def __repr__(self):
         from mtbench.analysis import format_results
-        return format_results(self.summary) + f"\n\nreport: {self.summary['paths']['report']}"
+        page = self.summary['paths'].get('page')
+        return format_results(self.summary) + f"\n\nreport: {self.summary['paths']['report']}" + (f"\npage: {page}" if page else '')
 
 # %% ../nbs/06_evaluator.ipynb #7696c3d1
 @patch

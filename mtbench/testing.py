@@ -9,7 +9,8 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FakeChatServer', 'fake_completion', 'FakeBatchServer', 'batch_line', 'FileServer']
+__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'FakeBatchServer',
+           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium']
 
 # %% ../nbs/09_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -376,3 +377,56 @@ class FileServer:
         return self
 
     def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/09_testing.ipynb #4d730104
+CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+                 '--no-first-run', '--disable-sync'] # a quiet Chromium: it fetches nothing of its own (updates, sync, field trials)
+
+def chromium_path() -> str:
+    "The Chromium the browser tests drive: $MTBENCH_CHROMIUM, Debian's /usr/bin/chromium, else Playwright's own build."
+    import os
+    for p in (os.environ.get('MTBENCH_CHROMIUM'), '/usr/bin/chromium'):
+        if p and Path(p).exists(): return p
+    try:
+        from playwright.sync_api import sync_playwright
+        with sync_playwright() as pw: p = pw.chromium.executable_path
+        if Path(p).exists(): return p
+    except Exception: pass
+    from mtbench.data import MTBenchError
+    raise MTBenchError("no Chromium for the browser tests: apt-get install chromium (Debian), or python -m playwright install --with-deps chromium")
+
+# %% ../nbs/09_testing.ipynb #a97f12fa
+class Seen:
+    "What a page did while a test drove it: requests (URLs), those that failed (URL, why), console messages (type, text), uncaught errors, dialogs' messages."
+    def __init__(self): self.requests, self.failed, self.console, self.errors, self.dialogs = [], [], [], [], []
+    @property
+    def problems(self) -> list:
+        "Console errors and warnings, uncaught errors and dialogs: what a working page shows none of."
+        return [f"console {t}: {m}" for t, m in self.console if t in ('error', 'warning')] + [f"error: {e}" for e in self.errors] + [f"dialog: {d}" for d in self.dialogs]
+
+def _watch(ctx, seen):
+    ctx.on('request', lambda r: seen.requests.append(r.url))
+    ctx.on('requestfailed', lambda r: seen.failed.append((r.url, r.failure)))
+    def page(p):
+        p.on('console', lambda m: seen.console.append((m.type, m.text)))
+        p.on('pageerror', lambda e: seen.errors.append(str(e)))
+        p.on('dialog', lambda d: (seen.dialogs.append(d.message), d.dismiss()))
+    ctx.on('page', page)
+
+# %% ../nbs/09_testing.ipynb #874b5955
+def in_chromium(fn, # fn(page, seen) drives a fresh page (Playwright's sync `Page`); its result is returned
+                viewport:tuple=(1280, 900), # the window's width and height
+               ) -> tuple:
+    "(fn's result, `Seen`): `fn` run on a new page of headless Chromium, everything the page does recorded; in a thread of its own."
+    from concurrent.futures import ThreadPoolExecutor
+    def go():
+        from playwright.sync_api import sync_playwright
+        seen = Seen()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            try:
+                ctx = browser.new_context(viewport=dict(width=viewport[0], height=viewport[1]))
+                _watch(ctx, seen)
+                return fn(ctx.new_page(), seen), seen
+            finally: browser.close()
+    with ThreadPoolExecutor(1) as ex: return ex.submit(go).result()

@@ -384,16 +384,17 @@ class RunnerPanel:
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
 _NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
-          'output_dir drive run_button download_button status progress table compare speed cost radar heatmap out results box').split()
+          'output_dir drive run_button download_button status progress table compare page_button page speed cost radar heatmap out results box').split()
 
 # %% ../nbs/07_colab.ipynb #61a9498d
 @patch
 def _wire(self:RunnerPanel):
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
+    self.page, self.page_button = W.HTML(), W.ToggleButton(value=False, description='Show the report page', icon='table', layout=W.Layout(width='auto'))
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
     right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.engine, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
                     self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
-    self.results = W.VBox([self.table, self.compare, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
+    self.results = W.VBox([self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
     buttons = W.HBox([self.run_button, self.download_button])
     self.box = W.VBox([W.HTML('<h3>MT-bench</h3>'), W.HBox([left, right]), buttons, self.status, self.progress, self.out, self.results])
@@ -404,6 +405,7 @@ def _wire(self:RunnerPanel):
     self._show_benchmark()
     self.api_key.observe(self._take_key, 'value')
     self.drive.observe(self._take_drive, 'value')
+    self.page_button.observe(lambda _: self._show_page(), 'value')
     # look the callbacks up at click time: they are defined further down
     for b, f in ((self.run_button, 'run'), (self.download_button, 'download')):
         b.on_click(lambda btn, f=f: getattr(self, f)(btn))
@@ -592,7 +594,7 @@ def _evaluate(self:RunnerPanel, s, pr):
         self.result = res
         self._show(res)
         if res.failures: self._say("finished, but " + '; '.join(f"{m} failed: {e}" for m,e in res.failures.items()), 'error')
-        else: self._say(f"done: the report is {res.report_dir/'report.md'}", 'ok')
+        else: self._say(f"done: the report is {res.report_dir/'report.md'}; every question, answer and judgment: {res.report_dir/'report.html'} (or Show the report page below)", 'ok')
     except KeyboardInterrupt:
         pr.step("stopped")
         self._say("stopped: what finished is saved; press Run to continue where it stopped")
@@ -648,6 +650,7 @@ def _show(self:RunnerPanel, res):
     for name in ('radar', 'heatmap'):
         p = res.figures.get(name)
         getattr(self, name).value = p.read_bytes() if p else b''
+    self.page_button.value, self.page.value = False, ''
     self.results.layout.display = ''
 
 # %% ../nbs/07_colab.ipynb #3c32817d
@@ -658,3 +661,11 @@ def download(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
     with self.out:
         try: self._say(f"zipped to {download_output(output_folder(self.output_dir.value, self.drive.value, self.colab))}", 'ok')
         except MTBenchError as e: self._say(str(e), 'error')
+
+# %% ../nbs/07_colab.ipynb #9515a05c
+@patch
+def _show_page(self:RunnerPanel):
+    "The run's report page in the panel, in a sandboxed frame, while its button is down; nothing while it is up."
+    from mtbench.report import page_frame
+    p = (self.result.summary['paths'].get('page') if self.result else None)
+    self.page.value = page_frame(p, 720) if self.page_button.value and p and Path(p).exists() else ''

@@ -4,7 +4,7 @@
     python nbs/files/colab/browser_test.py [--screenshot PATH] [--voila-screenshot PATH] [--only lab|voila]
 
 JupyterLab: Run > Run All Cells, pick the bundled model, the local judge and one question, click Run, find the
-results table, the speed and cost tables and both plots, and the progress of both phases; then a run with a slow
+results table, the speed and cost tables and both plots, the progress of both phases, and the report page in its frame; then a run with a slow
 API judge (a loopback server), interrupted from the Kernel menu while the judge works: the panel must say it
 stopped, and the judge must make no further call. Voila: the same first run, with an API key typed into the
 panel, which must leave the field, the page and every file.
@@ -125,6 +125,15 @@ def check_results(check, page, where, judge):
           'answers smollm2-135m' in prog and f'judge {judge}' in prog and 'finished in' in prog, prog.replace('\n', ' | ')[:300])
     out = page.locator('.mtbench-out').inner_text()
     check(f"{where}: the log reached the output area", 'model 1 of 1: smollm2-135m: answers' in out, f"{len(out.splitlines())} lines")
+    button = page.locator('.mtbench-page-button button, button.mtbench-page-button').first
+    button.click() # the report page (mtbench.report), in the panel's sandboxed frame
+    frame = page.frame_locator('.mtbench-page iframe')
+    frame.locator('body[data-ready="1"]').wait_for(timeout=60000)
+    frame.locator('nav.tabs a[data-view=questions]').click()
+    n = frame.locator('.count').get_attribute('data-judgments')
+    check(f"{where}: Show the report page shows it in the panel, and it works there", n == '2', f"{n} judgments in its questions tab")
+    button.click()
+    page.locator('.mtbench-page iframe').wait_for(state='detached', timeout=30000)
 
 def screenshot(page, shot):
     Path(shot).parent.mkdir(parents=True, exist_ok=True)
