@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .settings import BACKENDS, Generation, SettingError, legacy
-from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, refused, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, connect_failure, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
 from .runfolder import redact_url, file_stem, secret_env, key_like
 
 # %% auto #0
@@ -554,7 +554,7 @@ def _fatal(self:EndpointBackend, e) -> MTBenchError|None:
     import openai
     where = redact_url(self.base_url)
     if isinstance(e, openai.APITimeoutError): return None
-    if (why := refused(e)): # a connection dropped mid-reply is this answer's failure: the server is up
+    if (why := connect_failure(e)): # a connection dropped mid-reply is this answer's failure: the server is up
         return MTBenchError(f"could not reach the model endpoint {where} ({why}); is the server running? check model_base_url")
     if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
         return MTBenchError(f"{where} refused the key ({e.status_code}); set the right one in {self.api_key_env or 'OPENAI_API_KEY'} (or api_key_env)")

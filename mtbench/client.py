@@ -12,8 +12,8 @@ from .runfolder import redact_url, redact, secret_env, key_like
 
 # %% auto #0
 __all__ = ['run_sync', 'BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind', 'openai_errors',
-           'refused', 'retry_after', 'Caller', 'describe_error', 'complete_chat', 'check_endpoints', 'Terminated',
-           'GracefulStop']
+           'connect_failure', 'retry_after', 'Caller', 'describe_error', 'complete_chat', 'check_endpoints',
+           'Terminated', 'GracefulStop']
 
 # %% ../nbs/02a_client.ipynb #13be7711
 def run_sync(coro, # a coroutine
@@ -69,7 +69,7 @@ def failure_kind(e:BaseException, # what a call raised
     "timeout, bad_reply or transient (worth retrying), else None."
     if isinstance(e, openai_errors('APITimeoutError')): return 'timeout'
     if isinstance(e, (BadReply, json.JSONDecodeError)): return 'bad_reply'
-    if refused(e): return None # nothing listens there: no retry brings it back
+    if connect_failure(e): return None # nothing listens there: no retry brings it back
     if isinstance(e, openai_errors('APIConnectionError')): return 'transient'
     if isinstance(e, openai_errors('APIStatusError')): return 'transient' if (e.status_code in (408, 409, 429) or e.status_code >= 500) and not is_quota(e) else None
     return None
@@ -79,7 +79,7 @@ def openai_errors(*names) -> tuple:
     import openai
     return tuple(getattr(openai, n) for n in names)
 
-def refused(e:BaseException, # what a call raised
+def connect_failure(e:BaseException, # what a call raised
            ) -> str|None:
     "Why the connection could not be made (refused, no such host), when that is what `e` is; else None."
     if not isinstance(e, openai_errors('APIConnectionError')): return None
@@ -152,7 +152,7 @@ def describe_error(e, # the exception a call raised
 def _why(e:BaseException, policy:CallPolicy) -> str:
     "A short reason for a failed try, keys masked."
     if failure_kind(e) == 'timeout': return f"no reply within {policy.timeout:g} s" + (" (nothing heard for that long)" if policy.stream else '')
-    if (why := refused(e)): return f"nothing answers there ({why})"
+    if (why := connect_failure(e)): return f"nothing answers there ({why})"
     if isinstance(e, json.JSONDecodeError): return 'a reply that is not valid JSON'
     return str(e) if isinstance(e, BadReply) else describe_error(e)
 
@@ -181,7 +181,7 @@ async def call(self:Caller, make, # () -> the coroutine of one request
     except Exception as e:
         if (f := self.fatal and self.fatal(e)): raise f from None
         if isinstance(e, MTBenchError): raise
-        if (why := refused(e)): raise MTBenchError(f"{self.where}: nothing answers there ({why}): start the server, or correct its URL") from None
+        if (why := connect_failure(e)): raise MTBenchError(f"{self.where}: nothing answers there ({why}): start the server, or correct its URL") from None
         raise CallFailed(_why(e, self.policy)) from None
     return r, text, dt
 

@@ -58,7 +58,8 @@ def requests_file(self:RunFolder, judge:str, # the judge's name
     return self.judgment_dir/f'{file_stem(judge)}_{mode}_requests.jsonl'
 
 # %% ../nbs/00b_runfolder.ipynb #edb51bf4
-_CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), (re.compile(r'(?i)([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#\s]+'), r'\1***')]
+_CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), # user:password@
+          (re.compile(r'(?i)([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#\s]+?(?=[&#\s]|:\s|$)'), r'\1***')] # ?api_key=... (a line's ': ' after it stays)
 
 def redact_url(url:str|None, # a URL, or None
               ) -> str|None:
