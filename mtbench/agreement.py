@@ -14,10 +14,10 @@ from .analysis import OFFICIAL_CATEGORY, load_judgments
 __all__ = ['KEY', 'JUDGE_KEYWORDS', 'PREGENERATED_URL', 'PREGENERATED_JUDGMENTS', 'PREGENERATED_ANSWERS', 'PREGENERATED',
            'HUMAN_REPO', 'HUMAN_REVISION', 'HUMAN_FILES', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats',
            'agreement', 'format_agreement', 'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement',
-           'human_agreement', 'votes_from_pairs', 'copy_sample', 'judge_keywords', 'judge_calls', 'rejudge_sample',
-           'reference_files', 'pregenerated_reference', 'fetch_answers', 'human_votes_dir', 'load_human_votes',
-           'conversations', 'sample_pairs', 'write_answers', 'rejudge_pairs', 'human_table', 'reference_judgments',
-           'reference_sample', 'human_agreement_cli', 'agreement_cli']
+           'human_agreement', 'votes_from_pairs', 'copy_sample', 'judge_keywords', 'judge_calls', 'in_batches',
+           'rejudge_sample', 'reference_files', 'pregenerated_reference', 'fetch_answers', 'human_votes_dir',
+           'load_human_votes', 'conversations', 'sample_pairs', 'write_answers', 'rejudge_pairs', 'human_table',
+           'reference_judgments', 'reference_sample', 'human_agreement_cli', 'agreement_cli']
 
 # %% ../nbs/05b_agreement.ipynb #735d1ab0
 def _shared(got:dict, k) -> int:
@@ -253,7 +253,7 @@ def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl
 # %% ../nbs/05b_agreement.ipynb #88197f3a
 JUDGE_KEYWORDS = dict(judge='judge', judge_base_url='base_url', judge_api_key_env='api_key_env', judge_rpm='rpm', judge_tpm='tpm',
                       judge_concurrency='concurrency', judge_max_tokens='max_tokens', judge_price='prices', judge_prompts='judge_prompts',
-                      score_mode='score_mode', reference='reference') # JudgeSettings field -> judge_answers keyword
+                      score_mode='score_mode', reference='reference', judge_timeout='judge_timeout', batch='batch', batch_wait='batch_wait') # JudgeSettings field -> judge_answers keyword
 
 # %% ../nbs/05b_agreement.ipynb #18d3635e
 def judge_keywords(js:JudgeSettings, # the judge settings
@@ -261,6 +261,7 @@ def judge_keywords(js:JudgeSettings, # the judge settings
     "`judge_answers` keywords for the judge settings that are set; a rubric or a pairwise mode is a `SettingError`."
     if js.judge_rubric: raise SettingError('judge_rubric', js.judge_rubric, 'agreement compares 1-10 ratings with GPT-4: leave the rubric out')
     if js.mode != 'single': raise SettingError('mode', js.mode, 'agreement compares single-answer ratings: use single')
+    if js.judge_samples != 1: raise SettingError('judge_samples', js.judge_samples, "agreement compares one rating per answer turn with the reference's: use 1 (samples are for mtbench judge and run)")
     if js.judge_engine != 'transformers': raise SettingError('judge_engine', js.judge_engine, 'agreement runs a local judge in-process: use transformers, or serve it yourself and give judge_base_url')
     return {kw: getattr(js, f) for f, kw in JUDGE_KEYWORDS.items() if getattr(js, f) not in (None, getattr(JudgeSettings(), f))}
 
@@ -279,6 +280,12 @@ def judge_calls(output_dir:str|Path, # the run folder holding the answer files
     for f, texts in reqs.items(): Path(f).write_text(''.join(texts), encoding='utf-8')
     return sums
 
+# %% ../nbs/05b_agreement.ipynb #b4efee98
+def in_batches(sums:list, # the judge's summaries
+              ) -> int:
+    "How many judgments are still in Batch API batches (`batch_wait` exit): the agreement waits for them."
+    return sum((s.get('batch') or {}).get('in_flight', 0) for s in sums)
+
 # %% ../nbs/05b_agreement.ipynb #f11b41c1
 def rejudge_sample(reference_dir:str|Path, # the reference run folder: model_answer/*.jsonl
                    sample, # the sampled judgments (`sample_judgments`)
@@ -291,7 +298,7 @@ def rejudge_sample(reference_dir:str|Path, # the reference run folder: model_ans
     import pandas as pd
     kw = {**judge_keywords(judging or JudgeSettings()), **({'data_dir': data_dir} if data_dir else {})} # judge_answers checks their values
     sums = judge_calls(output_dir, [([m], q) for m, q in copy_sample(reference_dir, sample, output_dir).items()], kw, dry_run)
-    if dry_run: return sample.iloc[:0], sums
+    if dry_run or in_batches(sums): return sample.iloc[:0], sums # nothing judged yet, or not all of it
     judged = pd.concat([load_judgments(judgment_file=f)['single'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
     return judged.merge(sample[KEY].drop_duplicates(), on=KEY), sums
 
@@ -450,7 +457,7 @@ def rejudge_pairs(votes:list, # the study's votes, which carry the answers (peop
     write_answers(conversations(votes), pairs, output_dir)
     calls = [([a, b], sorted(int(q) for q in g.question_id)) for (a, b), g in pairs.groupby(['model_a', 'model_b'])]
     sums = judge_calls(output_dir, calls, kw, dry_run)
-    if dry_run: return [], sums
+    if dry_run or in_batches(sums): return [], sums
     recs = pd.concat([load_judgments(judgment_file=f)['pair'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
     want = set(map(tuple, pairs.values.tolist()))
     return [{**v, 'judge': v['judge'][0] if isinstance(v['judge'], list) else v['judge']} for v in votes_from_pairs(recs) if _pair_key(v) in want], sums
@@ -523,6 +530,8 @@ def human_agreement_cli(run:RunSettings, # the run: its judging (your judge), mo
     if not len(pairs): raise SettingError('models', run.models, f"no answer pairs of these models in {HUMAN_REPO}")
     yours, sums = rejudge_pairs(human + gpt4, pairs, output_dir, run.judging, run.selection.data_dir, dry_run)
     if dry_run: print(f"{len(pairs)} answer pairs sampled", _dry_line(sums), sep='\n'); return dict(pairs=pairs, summaries=sums)
+    if (k := in_batches(sums)):
+        print(f"{k} judgments in Batch API batches: the agreement comes when they are collected; run the same command again later"); return dict(pairs=pairs, summaries=sums)
     want = set(map(tuple, pairs.values.tolist()))
     table = human_table([v for v in human + gpt4 + yours if _pair_key(v) in want], [sums[0]['judge'], 'gpt4-pair', 'human'])
     print(f"agreement with the MT-bench experts on {len(pairs)} answer pairs (both turns):", table.to_string(), _cost_line(sums), sep='\n')
@@ -546,6 +555,8 @@ def agreement_cli(run:RunSettings, # the run: its judging (your judge), output_d
     ref_dir, smp = reference_sample(reference_dir, reference_judge, run.models, sample, seed)
     judged, sums = rejudge_sample(ref_dir, smp, out, run.judging, run.selection.data_dir, dry_run)
     if dry_run: print(f"{len(smp)} judgments sampled; your judge grades both turns of each sampled answer", _dry_line(sums), sep='\n'); return dict(sample=smp, summaries=sums)
+    if (k := in_batches(sums)):
+        print(f"{k} judgments in Batch API batches: the agreement comes when they are collected; run the same command again later"); return dict(sample=smp, summaries=sums)
     res = agreement(smp, judged)
     print(format_agreement(res), f"plot: {plot_agreement(res, out/'agreement.png')}", _cost_line(sums), sep='\n')
     return {**res, 'summaries': sums}

@@ -702,6 +702,23 @@ def _labels(bench, question_file, data_dir) -> dict:
     if question_file is None: return bench.labels(data_dir)
     return dict(categories=question_categories(question_file), abilities=None, order=None, turns=2)
 
+# %% ../nbs/05_analysis.ipynb #893a9ddf
+def _benchmark_lines(js:dict, bench, lab:dict, question_file=None) -> tuple:
+    "The judgments of the benchmark's own questions and turns, and the notes on the lines left out (another question, a turn it does not have)."
+    ids, last = set(lab['categories'] or ()), lab['turns'] if question_file is None else None # a question file's turns are not known here
+    if not ids: return js, []
+    out, notes = {}, []
+    for kind, d in js.items():
+        if not len(d): out[kind] = d; continue
+        other = ~d.question_id.isin(ids)
+        beyond = (d.turn.astype(int) > last) & ~other if last else other & False
+        if other.any() or beyond.any():
+            why = ([f"{int(other.sum())} of questions {bench.title} does not have (ids {', '.join(map(str, sorted(set(d.question_id[other]))[:5]))})"] if other.any() else []) + \
+                  ([f"{int(beyond.sum())} of turns beyond its last ({last})"] if beyond.any() else [])
+            notes.append(f"{int((other | beyond).sum())} {kind} judgment line(s) left out of the scores: {'; '.join(why)}")
+        out[kind] = d[~(other | beyond)]
+    return out, notes
+
 # %% ../nbs/05_analysis.ipynb #ffc951d6
 def _single_tables(single, bench, lab, show) -> tuple:
     "The single-answer tables (scores, overall, categories, abilities) and the benchmark's own notes."
@@ -732,16 +749,17 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     folder = output_dir is not None and not show.judgment_file
     if folder: show = show.update(dedupe=True) # a run folder: the live judgment of each key counts, the superseded ones do not
     bench = get_benchmark(benchmark) if benchmark is not None else get_benchmark(sel.benchmark, sel.questions)
-    js, ml = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list
+    every, ml, lab = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list, _labels(bench, show.question_file, sel.data_dir)
+    js, left_out = _benchmark_lines(every, bench, lab, show.question_file) # scores count the benchmark's own questions and turns
     first, samples = _split_samples(js['single'], show) # with judge_samples: the score tables count the first sample, FastChat's
-    lab = _labels(bench, show.question_file, sel.data_dir)
     scores, overall, categories, abilities, notes = _single_tables(first, bench, lab, show)
+    notes = left_out + notes
     pairwise = pairwise_rates(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     rankings = pair_rankings(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     tables = dict(scores=scores, overall=overall, categories=categories, pairwise=pairwise, abilities=abilities, rankings=rankings, samples=samples,
-                  speed=answer_stats(output_dir, ml), judge_cost=judge_costs(js['single'], js['pair'], pairwise, ml),
+                  speed=answer_stats(output_dir, ml), judge_cost=judge_costs(every['single'], every['pair'], pairwise, ml), # every line was paid
                   compare=comparisons(js, show, lab['categories'], show.pair_mode)) # with judge_samples: the mean of each turn's samples
-    res = Results(tables, sorted({f for d in js.values() if len(d) for f in d.file}), notes + _notes({**js, 'single': first}, scores, pairwise, show.dedupe, folder)
+    res = Results(tables, sorted({f for d in every.values() if len(d) for f in d.file}), notes + _notes({**js, 'single': first}, scores, pairwise, show.dedupe, folder)
                   + _run_notes(output_dir, ml), _params(output_dir, show), bench.name, bench.title)
     res.notes += _sample_notes(samples)
     res.scales = _scales(js['single'])

@@ -10,7 +10,7 @@ from fastcore.foundation import L
 from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
 from .runfolder import RunFolder, redact_url, writable
 from .settings import Generation, RunSettings, SettingError, legacy
-from .backends import Completion, make_backend
+from .backends import Completion, NotSent, make_backend
 from .benchmark import Benchmark, own_history, get_benchmark
 
 # %% auto #0
@@ -192,17 +192,23 @@ async def _choice_turns(ask, bench, q, choice:int) -> list:
 
 # %% ../nbs/03c_answers.ipynb #5f1bb974
 def _run_pipelined(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, stats:dict):
-    "Answer `todo` through a server (`backend.run_asking`), each question's turns back to back and its record appended when it is done."
+    "Answer `todo` through a server (`backend.run_asking`), each question's turns back to back and its record appended when it is done; stopped, nothing new starts and the questions in flight land."
     t0, n, queue = time.perf_counter(), gen.num_choices, iter(todo)
     async def question(ask, q):
-        per_choice = await asyncio.gather(*[_choice_turns(ask, bench, q, i) for i in range(n)])
-        rec = out.append(_record(backend, q, per_choice, gen.new_tokens(), backend.peak_memory_gb(), bench))
+        started = [] # [True] once its first request is sent: from then on it is in flight, and finishes even when the run stops
+        got = await asyncio.gather(*[_choice_turns(lambda m, t, s: ask(m, t, s, started), bench, q, i) for i in range(n)], return_exceptions=True)
+        if (e := next((x for x in got if isinstance(x, BaseException) and not isinstance(x, NotSent)), None)): raise e
+        if not started: return # stopped before it sent anything: nothing to write
+        rec = out.append(_record(backend, q, got, gen.new_tokens(), backend.peak_memory_gb(), bench))
+        h = backend.halt; h.in_flight -= 1; h.landed += h.no_new # (`run_asking` made it)
         stats['answered' if 'error' not in rec.extra else 'failed'] += 1
         stats['new_tokens'] += sum(rec.extra['new_tokens'])
         bar.set_postfix_str(f"{stats['new_tokens']/(time.perf_counter()-t0):.1f} tok/s", refresh=False); bar.update(1)
         if out.stop_reason: raise out.stop_reason # the disk filled: this record landed in the reserve, start no other
     async def worker(ask):
-        for q in queue: await question(ask, q)
+        for q in queue:
+            if backend.halt.no_new: return
+            await question(ask, q)
     backend.run_asking(lambda ask: asyncio.gather(*[worker(ask) for _ in range(2*backend.concurrency)]), gen.new_tokens())
 
 # %% ../nbs/03c_answers.ipynb #6dbddeeb

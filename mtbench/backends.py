@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .settings import BACKENDS, Generation, SettingError, legacy
-from .client import Caller, CallPolicy, CallFailed, describe_error, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
-from .runfolder import redact_url
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, connect_failure, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
+from .runfolder import redact_url, file_stem, secret_env, key_like
 
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
            'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'growing_layer',
-           'KeptRow', 'EndpointBackend', 'transformers_backend', 'make_backend']
+           'KeptRow', 'EndpointBackend', 'NotSent', 'transformers_backend', 'make_backend']
 
 # %% ../nbs/03_backends.ipynb #0917f598
 class Backend:
@@ -516,23 +516,24 @@ class EndpointBackend(Backend):
                  model:str, # the model name the server knows
                  api_key_env:str|None=None, # environment variable holding the key (default OPENAI_API_KEY, else none)
                  concurrency:int=8, # requests in flight at once
-                 timeout:float=600, # seconds per request
+                 timeout:float=600, # seconds a request may stay silent (a streamed reply: between pieces; a whole one: all of it)
                  max_retries:int=4, # retries of rate limits, server errors and dropped connections (the `CallPolicy`'s attempts are one more)
                  model_id:str|None=None, # name of the answer file (default: from `model`)
                 ):
         self.base_url, self.model, self.api_key_env = base_url.rstrip('/'), model, api_key_env
-        self.concurrency, self.timeout, self.max_retries = concurrency, timeout, max_retries
-        self.model_id = model_id or re.sub(r'[^A-Za-z0-9._-]+', '_', str(model).rstrip('/').split('/')[-1])
+        self.concurrency, self.timeout, self.max_retries, self.halt = concurrency, timeout, max_retries, GracefulStop()
+        self.model_id = file_stem(model_id or str(model).rstrip('/').split('/')[-1]) # the answer file's name, by the one rule
         self.batch_size = 4*concurrency # conversations per wave: keeps the server busy between waves
         self.caller = Caller(self.base_url, CallPolicy(timeout=timeout, attempts=max_retries+1), fatal=lambda e: self._fatal(e))
 
     def __repr__(self): return f"EndpointBackend({self.model!r} at {redact_url(self.base_url)}, concurrency {self.concurrency})"
 
     def _key(self):
+        if key_like(self.api_key_env): raise SettingError('api_key_env', '***', 'this looks like a key, not a variable name: put the key in a variable (export MY_KEY=...) and give its name')
         if self.api_key_env:
-            if not os.environ.get(self.api_key_env): raise MTBenchError(f"environment variable {self.api_key_env} is not set; it must hold the key for {redact_url(self.base_url)}")
+            if not secret_env(self.api_key_env): raise MTBenchError(f"environment variable {self.api_key_env} is not set; it must hold the key for {redact_url(self.base_url)}")
             return os.environ[self.api_key_env]
-        return os.environ.get('OPENAI_API_KEY') or 'none'
+        return secret_env('OPENAI_API_KEY') or 'none'
 
 # %% ../nbs/03_backends.ipynb #afaee065
 @patch
@@ -549,12 +550,12 @@ def generation_fields(self:EndpointBackend) -> dict:
 # %% ../nbs/03_backends.ipynb #617f42f0
 @patch
 def _fatal(self:EndpointBackend, e) -> MTBenchError|None:
-    "The one-line error for a failure (after its retries) that every request would meet, naming the server; None: this answer fails alone."
+    "The one-line error for a failure that every request would meet (nothing listening, a refused key, no such model), naming the server; None: this answer fails alone."
     import openai
     where = redact_url(self.base_url)
     if isinstance(e, openai.APITimeoutError): return None
-    if isinstance(e, openai.APIConnectionError):
-        return MTBenchError(f"could not reach the model endpoint {where} ({describe_error(e.__cause__ or e)}); is the server running? check model_base_url")
+    if (why := connect_failure(e)): # a connection dropped mid-reply is this answer's failure: the server is up
+        return MTBenchError(f"could not reach the model endpoint {where} ({why}); is the server running? check model_base_url")
     if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
         return MTBenchError(f"{where} refused the key ({e.status_code}); set the right one in {self.api_key_env or 'OPENAI_API_KEY'} (or api_key_env)")
     if isinstance(e, openai.NotFoundError):
@@ -565,18 +566,24 @@ def _fatal(self:EndpointBackend, e) -> MTBenchError|None:
 @patch
 async def _request(self:EndpointBackend, client, messages, temperature, max_new_tokens, seed):
     "One chat request; reasoning the server returns apart (`reasoning_content`) goes back in front of the content, in a think block."
-    r = await client.chat.completions.create(model=self.model, messages=messages, n=1, seed=seed,
-            temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
+    r = await self.caller.chat(client, model=self.model, messages=messages, n=1, seed=seed, # streamed where the server streams
+                               temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
     msg = getattr(next(iter(getattr(r, 'choices', None) or []), None), 'message', None) # None: `reply_text` says what is wrong
     thought = msg is not None and (getattr(msg, 'reasoning_content', None) or getattr(msg, 'reasoning', None))
     if thought: msg.content = f"{THINK_OPEN}{thought}{THINK_CLOSE}\n\n{msg.content or ''}"
     return r
 
+# %% ../nbs/03_backends.ipynb #a813ea30
+class NotSent(Exception):
+    "A request not sent: the run is stopping (Ctrl-C, SIGTERM), and its question had sent nothing yet."
+
 # %% ../nbs/03_backends.ipynb #aa136ef5
 @patch
-async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
-    "One answer, made by the `Caller`; a call that gave nothing usable after its retries is a failed `Completion`."
+async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new_tokens, seed, started:list|None=None) -> Completion:
+    "One answer, made by the `Caller`; a call that gave nothing usable after its retries is a failed `Completion`; `NotSent` once the run stops, unless `started` (its question's) holds True."
     async with sem:
+        if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
+        if started is not None and not started: started.append(True); self.halt.in_flight += 1 # its question is in flight
         try: r, text, dt = await self.caller.call(lambda: self._request(client, messages, temperature, max_new_tokens, seed))
         except CallFailed as e: return Completion(error=str(e))
     raw = text.strip()
@@ -587,11 +594,15 @@ async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new
 def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
                max_new_tokens:int=1024, # new tokens per answer
               ):
-    "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns."
+    "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns. Ctrl-C or SIGTERM: nothing new is sent, what was sent lands (`halt`)."
     async def go():
-        sem = asyncio.Semaphore(self.concurrency)
+        sem, self.halt = asyncio.Semaphore(self.concurrency), GracefulStop()
         async with self.caller.client(self.base_url, self._key()) as client: # the client's own retries off: the Caller's count
-            return await main(lambda m, t, s: self._one(client, sem, m, t, max_new_tokens, s))
+            with self.halt.signals():
+                try: out = await self.halt.guard(main(lambda m, t, s, started=None: self._one(client, sem, m, t, max_new_tokens, s, started)))
+                except NotSent: out = None
+        self.halt.raise_if_stopped()
+        return out
     return run_sync(go())
 
 @patch
@@ -630,7 +641,7 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
     if gen.model_base_url:
         if gen.engine in ('llama.cpp', 'vllm'):
             raise SettingError('engine', gen.engine, 'it starts a server of its own: drop model_base_url, or the engine to use the server there')
-        return EndpointBackend(gen.model_base_url, str(model), gen.api_key_env, gen.concurrency, model_id=model_id), False
+        return EndpointBackend(gen.model_base_url, str(model), gen.api_key_env, gen.concurrency, gen.request_timeout or 600, model_id=model_id), False
     if hasattr(model, 'tokenizer') and hasattr(model, 'plan'): return HFBackend(model, gen.batch_size), False # a `LoadedModel`
     args = (str(model), gen, model_id, prompt_tokens or 1024)
     return (BACKENDS[gen.engine](*args) or BACKENDS['transformers'](*args)), True

@@ -11,14 +11,14 @@ from urllib.parse import quote, unquote
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .settings import SettingError
-from .runfolder import RunFolder, file_stem
-from .client import BadReply, reply_text, describe_error
+from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
+from .client import BadReply, reply_text, describe_error, connect_failure
 
 # %% auto #0
 __all__ = ['ENDPOINT', 'MAX_REQUESTS', 'MAX_BYTES', 'BATCH_DISCOUNT', 'RETRIES', 'TERMINAL', 'ERROR_TEXT', 'POLL_S', 'task_id',
            'custom_id', 'parse_custom_id', 'task_of', 'request_lines', 'pack', 'check_batch', 'batch_price',
-           'write_atomic', 'BatchLedger', 'BatchReply', 'line_reply', 'BatchRun', 'progress_line', 'judge_batch',
-           'batch_dry_run', 'batch_note']
+           'write_atomic', 'BatchLedger', 'open_batch_tasks', 'BatchReply', 'line_reply', 'BatchRun', 'progress_line',
+           'batch_error', 'judge_batch', 'batch_dry_run', 'batch_note']
 
 # %% ../nbs/04d_batch.ipynb #f57e0872
 ENDPOINT = '/v1/chat/completions' # where each request goes
@@ -29,6 +29,7 @@ RETRIES = 1 # a failed or expired request is submitted again this many times, ea
 TERMINAL = ('completed', 'failed', 'expired', 'cancelled') # a batch's statuses once it does nothing more
 ERROR_TEXT = '$ERROR$' # FastChat's judgment text of a failed call (mtbench.judge's ERROR_OUTPUT)
 POLL_S = 30.0 # seconds between polls (the environment variable MTBENCH_BATCH_POLL overrides it)
+# MTBENCH_BATCH_MAX_BYTES overrides MAX_BYTES: a server (or a proxy) that takes smaller uploads answers 413
 
 # %% ../nbs/04d_batch.ipynb #28968e08
 def task_id(task, # a `mtbench.judge.JudgeTask`
@@ -57,21 +58,23 @@ def task_of(cid:str, # a custom_id
 # %% ../nbs/04d_batch.ipynb #fe1ff64b
 def request_lines(task, # a `mtbench.judge.JudgeTask`
                   spec, # the judge (`mtbench.judge.JudgeSpec`): its model and parameters
+                  skip=(), # custom_ids to leave out (games already answered)
                  ) -> list:
     "The Batch API request of each game: its custom_id, and the body the synchronous call sends (model, messages, the judge's parameters)."
-    return [dict(custom_id=custom_id(task, g), method='POST', url=ENDPOINT, body=dict(model=spec.model, messages=m, **spec.params))
-            for g, m in enumerate(task.messages, 1)]
+    return [dict(custom_id=c, method='POST', url=ENDPOINT, body=dict(model=spec.model, messages=m, **spec.params))
+            for g, m in enumerate(task.messages, 1) if (c := custom_id(task, g)) not in skip]
 
 # %% ../nbs/04d_batch.ipynb #9319b0e1
 def pack(tasks:list, # the judgments (`JudgeTask`s)
          spec, # the judge
          max_requests:int=MAX_REQUESTS, # requests per file
          max_bytes:int=MAX_BYTES, # bytes per file
+         skip=(), # custom_ids to leave out (games already answered)
         ) -> list:
     "The text of each batch input file for `tasks`, within the limits; a judgment's games stay in one file."
     files, cur, n, size = [], [], 0, 0
     for t in tasks:
-        lines = [json.dumps(r) + '\n' for r in request_lines(t, spec)]
+        lines = [json.dumps(r) + '\n' for r in request_lines(t, spec, skip)]
         b = sum(len(l) for l in lines) # json.dumps writes ASCII: a character is a byte
         if cur and (n + len(lines) > max_requests or size + b > max_bytes): files.append(''.join(cur)); cur, n, size = [], 0, 0
         cur += lines; n += len(lines); size += b
@@ -127,9 +130,10 @@ class BatchLedger:
         try: d = json.loads(self.path.read_text()) if self.path.exists() else {}
         except ValueError: raise MTBenchError(f"{self.path} is not valid JSON; it lists batches in flight: restore it, or delete it to submit again") from None
         self.batches, self.tries, self._sent = d.get('batches', []), d.get('tries', {}), {}
+        self.kept = d.get('kept', {}) # {custom_id: its output line}: the games answered of judgments whose other game failed
     def save(self):
         "Rewrite the ledger (atomically)."
-        write_atomic(self.path, json.dumps(dict(judge=self.judge, mode=self.mode, batches=self.batches, tries=self.tries), indent=1))
+        write_atomic(self.path, json.dumps(dict(judge=self.judge, mode=self.mode, batches=self.batches, tries=self.tries, kept=self.kept), indent=1))
     @property
     def open(self) -> list: "The batches not collected yet."; return [b for b in self.batches if not b.get('collected')]
 
@@ -166,6 +170,19 @@ def in_flight(self:BatchLedger, client=None, # an openai client, to download a r
     "The ids of the judgments in open batches."
     return {task_of(c) for b in self.open for c in self.sent(b, client)}
 
+# %% ../nbs/04d_batch.ipynb #23056b11
+def open_batch_tasks(out_dir, # the run folder
+                     judge:str, # the judge's name
+                     mode:str, # single, pairwise-baseline or pairwise-all
+                    ) -> tuple:
+    "(the ids of the judgments in open batches, the ledger's path); set() when there is no ledger."
+    led = BatchLedger(RunFolder(out_dir), judge, mode)
+    for b in led.open:
+        if not (led.folder.judgment_dir/b['requests_file']).exists():
+            raise MTBenchError(f"{led.path}: batch {b.get('id') or b['n']} is in flight and its request file {b['requests_file']} is gone; "
+                               "judge with --batch to collect it (its requests come back from the API)")
+    return led.in_flight(), led.path
+
 # %% ../nbs/04d_batch.ipynb #3fbb8699
 @dataclass
 class BatchReply:
@@ -185,13 +202,13 @@ def line_reply(line:dict|None, # a line of a batch's output or error file; None:
     "The reply in one batch line; a failed, expired or missing request as a reply with its error."
     from openai.types.chat import ChatCompletion
     if line is None: return BatchReply(ERROR_TEXT, error=f'no result: the batch ended {status} without it')
-    resp, err = line.get('response') or {}, line.get('error') or {}
+    resp, err = [v if isinstance(v, dict) else {} for v in (line.get('response'), line.get('error'))]
     if resp.get('status_code') == 200:
         try: text = reply_text(c := ChatCompletion.model_validate(resp.get('body')))
         except (BadReply, ValueError) as e: return BatchReply(ERROR_TEXT, error=f'BadReply: {str(e)[:200]}')
         return BatchReply(text, getattr(c.usage, 'prompt_tokens', 0) or 0, getattr(c.usage, 'completion_tokens', 0) or 0)
     why = err.get('message') or ((resp.get('body') or {}).get('error') or {}).get('message') or 'no reply'
-    return BatchReply(ERROR_TEXT, error=f"{err.get('code') or resp.get('status_code')}: {why}")
+    return BatchReply(ERROR_TEXT, error=redact(f"{err.get('code') or resp.get('status_code')}: {why}")) # a key the server quoted stays out of the record
 
 # %% ../nbs/04d_batch.ipynb #1630d374
 class BatchRun:
@@ -204,6 +221,8 @@ class BatchRun:
         self.ledger = BatchLedger(RunFolder(job.out_dir), job.spec.name, job.mode)
         self.tasks = {task_id(t): t for t in job.todo} # the judgments not on disk; recorded ones leave
         self.price, self.given_up, self.stale, self.client, self.bar = batch_price(job.price), {}, 0, None, None
+        self.asked_with, self.uploading = {}, None # {a setting's change: judgments recorded as asked}; the batch being uploaded
+        self.planned, self._got = {task_id(t) for t in job.tasks}, {} # this run's judgments, on disk or not; each ended batch's results
         self.stats = dict(calls=0, failed=0, submitted=0, collected=0)
 
 # %% ../nbs/04d_batch.ipynb #02c60e57
@@ -211,7 +230,7 @@ class BatchRun:
 def connect(self:BatchRun):
     "The openai client of the judge's server (OpenAI's unless judge_base_url); its own retries for these idempotent calls, a long timeout for uploads."
     import openai
-    key = os.environ.get(self.spec.api_key_env or 'OPENAI_API_KEY') or 'none'
+    key = secret_env(self.spec.api_key_env or 'OPENAI_API_KEY') or 'none'
     self.client = openai.OpenAI(api_key=key, base_url=self.spec.base_url, timeout=600, max_retries=3)
     return self
 
@@ -232,8 +251,9 @@ def create(self:BatchRun, b:dict, # a ledger entry
           ):
     "Upload batch `b`'s request file (unless it was) and create its batch (unless it exists); the ledger saved after each."
     if not b.get('input_file_id'):
+        self.uploading = b
         with open(self.ledger.folder.judgment_dir/b['requests_file'], 'rb') as f: b['input_file_id'] = self.client.files.create(file=f, purpose='batch').id
-        self.ledger.save()
+        self.uploading = None; self.ledger.save()
     r = (self.find(b['input_file_id']) if recover else None) or self.client.with_options(max_retries=0).batches.create(
         input_file_id=b['input_file_id'], endpoint=ENDPOINT, completion_window='24h', metadata={'mtbench': b['requests_file'][-512:]})
     b.update(id=r.id, status=r.status); self.ledger.save()
@@ -243,8 +263,9 @@ def create(self:BatchRun, b:dict, # a ledger entry
 @patch
 def submit(self:BatchRun, tids:list, # ids of the judgments to submit
           ):
-    "Put judgments `tids` into new batches, as many as the limits need."
-    for text in pack([self.tasks[t] for t in tids], self.spec, MAX_REQUESTS, MAX_BYTES):
+    "Put judgments `tids` into new batches, as many as the limits need; of a judgment with a game answered already, only the others."
+    max_bytes = int(os.environ.get('MTBENCH_BATCH_MAX_BYTES') or MAX_BYTES)
+    for text in pack([self.tasks[t] for t in tids], self.spec, MAX_REQUESTS, max_bytes, skip=set(self.ledger.kept)):
         b = self.ledger.add(text)
         self.create(b)
         self.stats['submitted'] += b['requests']
@@ -254,13 +275,20 @@ def submit(self:BatchRun, tids:list, # ids of the judgments to submit
 def results(self:BatchRun, b:dict, # a ledger entry
             r, # its batch object, ended
            ) -> dict:
-    "{custom_id: line} of batch `r`'s output and error files, each saved next to its request file."
-    got = {}
+    "{custom_id: line} of batch `r`'s output and error files, each saved next to its request file; lines that cannot be read reported in one line."
+    got, bad = {}, []
     for kind, fid in (('errors', r.error_file_id), ('output', r.output_file_id)):
         if not fid: continue
         text = self.client.files.content(fid).text
-        write_atomic(self.ledger.dir/f"{kind}_{b['n']}.jsonl", text)
-        got.update({(d := json.loads(l))['custom_id']: d for l in text.splitlines() if l.strip()})
+        write_atomic(path := self.ledger.dir/f"{kind}_{b['n']}.jsonl", text)
+        for k, l in enumerate(text.splitlines(), 1):
+            if not l.strip(): continue
+            try: d = json.loads(l)
+            except ValueError: bad.append(f"{path.name}:{k} is not JSON"); continue
+            if isinstance(d, dict) and d.get('custom_id'): got[d['custom_id']] = d
+            else: bad.append(f"{path.name}:{k} has no custom_id")
+    if bad: log.warning(f"batch {b['id']}: {len(bad)} result lines could not be read ({'; '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}); "
+                        "the rest are recorded, and the requests without a result count as failed (submitted again once)")
     return got
 
 # %% ../nbs/04d_batch.ipynb #237f4a28
@@ -268,10 +296,12 @@ def results(self:BatchRun, b:dict, # a ledger entry
 def record(self:BatchRun, tid:str, # the judgment's id
            replies:list, # its games' `BatchReply`s
            b:dict, # the batch they came from
+           params:dict|None=None, # the parameters its requests were sent with, when they differ from the judge's now
           ):
     "Write the judgment's record as synchronous judging does, priced at the batch price and marked so."
     rec = self.make_record(self.tasks[tid], self.spec, replies, self.price)
-    rec.extra.update(batch_id=b['id'], cost_basis='batch: half the synchronous price')
+    rec.extra.update(batch_id=b['id'], cost_basis='batch: half the synchronous price', **({'judge_params': params} if params else {}))
+    for c in [c for c in self.ledger.kept if task_of(c) == tid]: del self.ledger.kept[c]
     self.job.out.append(rec); del self.tasks[tid]
     self.stats['calls'] += len(replies); self.stats['failed'] += 'error' in rec.extra
     if self.bar is not None: self.bar.update(1)
@@ -279,38 +309,62 @@ def record(self:BatchRun, tid:str, # the judgment's id
 # %% ../nbs/04d_batch.ipynb #4ce056cf
 def _who(task): return f"question {task.question_id} turn {task.turn} ({' vs '.join(task.models)})"
 
+def _params(body): return {k: v for k, v in body.items() if k not in ('model', 'messages')}
+
 @patch
 def settle(self:BatchRun, tid:str, # the judgment's id
-           lines:list, # its games' result lines (None where there is none)
-           sent:list, # its games' request bodies, as submitted
+           got:dict, # {custom_id: its result line, or None} of its games in batch `b`
+           sent:dict, # {custom_id: request body} of its games in batch `b`, as submitted
            b:dict, # the batch
           ):
-    "Record judgment `tid` from its games' lines, or count a failed try: submitted again once, then reported and recorded as failed."
+    "Record judgment `tid` from its games' lines (and games kept from an earlier batch), or count a failed try: only the failed games go again, once; then reported and recorded as failed."
     task = self.tasks[tid]
-    if sent != [r['body'] for r in request_lines(task, self.spec)]: self.stale += 1; return # judged again, as it is now
-    replies = [line_reply(l, b['status'] + (f" ({b['errors']})" if b.get('errors') else '')) for l in lines]
-    if all(r.error is None for r in replies): return self.record(tid, replies, b)
+    now = {r['custom_id']: r['body'] for r in request_lines(task, self.spec)}
+    if any(c not in now or sent[c]['messages'] != now[c]['messages'] for c in sent): self.stale += 1; return # its answers changed: judged again
+    if (asked := next((_params(sent[c]) for c in sent if sent[c] != now[c]), None)): self._asked(asked, _params(next(iter(now.values()))))
+    lines = {c: got.get(c) if c in sent else self.ledger.kept.get(c) for c in now}
+    replies = {c: line_reply(l, b['status'] + (f" ({b['errors']})" if b.get('errors') else '')) for c, l in lines.items()}
+    if all(r.error is None for r in replies.values()): return self.record(tid, list(replies.values()), b, asked)
+    self.ledger.kept.update({c: lines[c] for c, r in replies.items() if r.error is None and c in sent})
     n = self.ledger.tries[tid] = self.ledger.tries.get(tid, 0) + 1
-    if n <= RETRIES: return # submitted again, in a new batch
+    if n <= RETRIES: return # its failed games are submitted again, in a new batch
     del self.ledger.tries[tid]
-    self.given_up[tid] = why = '; '.join(r.error for r in replies if r.error)
+    self.given_up[tid] = why = '; '.join(r.error for r in replies.values() if r.error)
     log.warning(f"judgment of {_who(task)} failed in {n} batches ({why}); recorded as failed: run again to retry it")
-    self.record(tid, replies, b)
+    self.record(tid, list(replies.values()), b)
+
+# %% ../nbs/04d_batch.ipynb #e71f4157
+_SETTING = {'max_tokens': 'judge_max_tokens', 'max_completion_tokens': 'judge_max_tokens', 'temperature': 'judge_samples',
+            'logprobs': 'score_mode', 'top_logprobs': 'score_mode'} # a request field -> the setting that sets it
+
+@patch
+def _asked(self:BatchRun, then:dict, now:dict):
+    "Count a judgment recorded with the parameters it was sent with (`then`), which differ from the judge's now."
+    diff = [k for k in dict.fromkeys([*then, *now]) if then.get(k) != now.get(k)]
+    key = ', '.join(f"{k} {then.get(k, 'unset')} (now {now.get(k, 'unset')}: {_SETTING.get(k, k)})" for k in diff)
+    self.asked_with[key] = self.asked_with.get(key, 0) + 1
 
 # %% ../nbs/04d_batch.ipynb #4cdbc6dd
 @patch
 def collect(self:BatchRun, b:dict, # a ledger entry
             r, # its batch object, ended
            ):
-    "Settle each judgment of ended batch `b` still to do; then mark it collected."
-    sent, got = self.ledger.sent(b, self.client), self.results(b, r)
+    "Settle each judgment of ended batch `b` still to do; then mark it collected, unless it holds judgments of another selection (theirs to settle)."
+    if b['n'] not in self._got: self._got[b['n']] = self.results(b, r)
+    sent, got = self.ledger.sent(b, self.client), self._got[b['n']]
     if r.errors and r.errors.data: b['errors'] = '; '.join(e.message or e.code or '' for e in r.errors.data[:3]) # why a batch failed
     games = {}
     for cid in sorted(sent): games.setdefault(task_of(cid), []).append(cid)
     for tid, cids in games.items():
-        if tid in self.tasks: self.settle(tid, [got.get(c) for c in cids], [sent[c] for c in cids], b)
-    b['collected'] = True; self.ledger.save(); self.stats['collected'] += 1
+        if tid in self.tasks: self.settle(tid, {c: got.get(c) for c in cids}, {c: sent[c] for c in cids}, b)
+    others = [t for t in games if t not in self.tasks and t not in self.planned] # other models' or questions' (another call's selection)
+    if not others: b['collected'] = True; self.stats['collected'] += 1
+    self.ledger.save()
     if self.stale: log.warning(f"{self.stale} judgments in batch {b['id']} were of answers changed since: judged again"); self.stale = 0
+    for what, k in self.asked_with.items():
+        log.warning(f"{k} judgments in batch {b['id']} were asked with {what}: recorded as asked, since they are paid; "
+                    f"to judge them again with the new setting, delete their lines from {self.job.out.path} and run again")
+    self.asked_with = {}
     if self.job.out.stop_reason: raise self.job.out.stop_reason
 
 # %% ../nbs/04d_batch.ipynb #2c4d1389
@@ -347,6 +401,14 @@ def wait(self:BatchRun, running:list, # the batch objects still running
     if stop is None: time.sleep(s)
     elif stop.wait(s): raise KeyboardInterrupt
 
+# %% ../nbs/04d_batch.ipynb #8915c057
+@patch
+def drop(self:BatchLedger, b:dict, # an open batch never uploaded
+        ):
+    "Take batch `b` out of the ledger, and its request file: nothing of it reached the API."
+    (self.folder.judgment_dir/b['requests_file']).unlink(missing_ok=True)
+    self.batches.remove(b); self._sent.pop(b['n'], None); self.save()
+
 # %% ../nbs/04d_batch.ipynb #b6f8b016
 @patch
 def pending(self:BatchRun) -> list:
@@ -358,7 +420,8 @@ def pending(self:BatchRun) -> list:
 def run(self:BatchRun) -> list:
     "Collect what ended, submit what is left, then poll until done (batch_wait wait) or return (exit); the batches still running."
     for b in self.ledger.open:
-        if not b.get('id'): self.create(b, recover=True) # a run stopped before its batch was created (or heard of)
+        if not b.get('input_file_id'): self.ledger.drop(b) # never uploaded, nothing paid: its judgments are packed again, within today's limits
+        elif not b.get('id'): self.create(b, recover=True) # a run stopped before its batch was created (or heard of)
     while True:
         running = self.poll()
         if todo := self.pending(): self.submit(todo); continue
@@ -377,6 +440,23 @@ def summary(self:BatchRun, running:list, # the batches still running
                 batch=dict(ledger=str(self.ledger.path), batches=len(self.ledger.batches), submitted=self.stats['submitted'],
                            collected=self.stats['collected'], in_flight=flying, failed=len(self.given_up), cost_basis='batch: half the synchronous price'))
 
+# %% ../nbs/04d_batch.ipynb #51e52f88
+def batch_error(e, # what the openai client raised
+                run:BatchRun, # the run it stopped
+               ) -> MTBenchError:
+    "The one line that ends a batch run: what the server refused, and what to change (a key, an upload's size, the URL), else to run again."
+    import openai
+    where, kept = redact_url(run.spec.base_url) or 'the OpenAI API', f"the batches so far are kept in {run.ledger.path}"
+    env, b = run.spec.api_key_env or 'OPENAI_API_KEY', run.uploading
+    if isinstance(e, openai.AuthenticationError): return MTBenchError(f"{where} refused the API key in {env} (401 unauthorized); set a valid key and run again ({kept})")
+    if isinstance(e, openai.PermissionDeniedError): return MTBenchError(f"{where} denied the key in {env} the Batch API (403); check the key's project and permissions ({kept})")
+    if getattr(e, 'status_code', None) == 413 and b is not None:
+        size = (run.ledger.folder.judgment_dir/b['requests_file']).stat().st_size
+        return MTBenchError(f"{where} refused the request file {b['requests_file']} ({size:,} bytes) as too large (413): set MTBENCH_BATCH_MAX_BYTES "
+                            f"below that (e.g. {size//2}) and run again; nothing of it was submitted")
+    if (why := connect_failure(e)): return MTBenchError(f"{where}: nothing answers there ({why}): start the server, or correct judge_base_url ({kept})")
+    return MTBenchError(f"{where}: {describe_error(e)}; {kept}: run the same command again")
+
 # %% ../nbs/04d_batch.ipynb #c7438ff7
 def judge_batch(job, # the judge's planned run (`mtbench.judge`'s): spec, todo, out, out_dir, mode, price, judging
                 make_record, # `mtbench.judge.make_record`: (task, spec, replies, price) -> the record
@@ -393,9 +473,7 @@ def judge_batch(job, # the judge's planned run (`mtbench.judge`'s): spec, todo, 
             running = run.run()
     except KeyboardInterrupt:
         log.warning(f"stopped; the batches keep running and are kept in {run.ledger.path}: run the same command again to collect them"); raise
-    except (openai.APIStatusError, openai.APIConnectionError) as e:
-        raise MTBenchError(f"{job.spec.base_url or 'the OpenAI API'}: {describe_error(e)}; the batches so far are kept in {run.ledger.path}: "
-                           "run the same command again") from None
+    except (openai.APIStatusError, openai.APIConnectionError) as e: raise batch_error(e, run) from None
     return run.summary(running)
 
 # %% ../nbs/04d_batch.ipynb #e785de61
@@ -408,7 +486,7 @@ def batch_dry_run(job, # the judge's planned run (`mtbench.judge`'s)
     flying = led.in_flight()
     todo = [t for t in job.todo if task_id(t) not in flying]
     for p in led.dir.glob('dry_run_*.jsonl'): p.unlink() # an earlier dry run's
-    texts = pack(todo, job.spec, MAX_REQUESTS, MAX_BYTES)
+    texts = pack(todo, job.spec, MAX_REQUESTS, int(os.environ.get('MTBENCH_BATCH_MAX_BYTES') or MAX_BYTES), skip=set(led.kept))
     files = [led.dir/f'dry_run_{k}.jsonl' for k in range(1, len(texts) + 1)]
     for p, text in zip(files, texts): write_atomic(p, text)
     log.info(f"batch: {sum(t.games for t in todo)} requests in {len(files)} request files in {led.dir}, at the batch price (half the synchronous)")

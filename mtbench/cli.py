@@ -9,9 +9,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fastcore.script import Param
 from .data import MTBenchError, log, STORAGE_ERRNOS, storage_error
-from .settings import RunSettings, Settings, SettingError, GROUPS, add_flags, flag_params
+from .settings import RunSettings, Settings, SettingError, GROUPS, KEY_NOT_NAME, add_flags, flag_params
 from .benchmark import read_yaml, yaml_fields, yaml_line
 from .client import Terminated, check_endpoints
+from .runfolder import file_stem, key_like, redact, redact_url
 
 # %% auto #0
 __all__ = ['COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'Command', 'own_params', 'parser', 'call', 'run_cli', 'main', 'console',
@@ -34,7 +35,7 @@ class Command:
         return getattr(importlib.import_module(mod), fn)
 
 # %% ../nbs/06a_cli.ipynb #21cebec4
-_LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
+_LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'request_timeout', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
 
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
             'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples']
@@ -130,6 +131,7 @@ def _command_line() -> str|None:
 # %% ../nbs/06a_cli.ipynb #e31caa5b
 def run_cli(run:RunSettings, # the run's settings, from the flags
             config:str|None=None, # a YAML file naming each model's server (base_url, served model, api_key_env), the judge's, and run settings
+            yes:bool=False, # go ahead without asking when the judging's estimated cost is far above the usual (for scripts)
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
     from mtbench.benchmark import get_benchmark
@@ -139,7 +141,9 @@ def run_cli(run:RunSettings, # the run's settings, from the flags
     if not bench.judged: return bench.run(run, _command_line())
     for k, v in (('samples_per_category', None), ('no_answer', 'random')):
         if getattr(run.mmlupro, k) != v: raise SettingError(k, getattr(run.mmlupro, k), f"it is for mmlu-pro (benchmark mmlu-pro), not {bench.name}")
+    from mtbench.judge import confirm_cost
     ev = MTBenchEvaluator(settings=run)
+    ev.confirm = lambda est: confirm_cost(est, yes) # asked in the run's checks, before anything is generated or paid
     res = ev.run(command=_command_line())
     print(res)
     if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(ev.models)} models failed: " + '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
@@ -159,7 +163,7 @@ def _command_of(argv:list) -> tuple:
 def _error(name, e) -> int:
     "Print `e` as one line for command `name`; the exit status."
     if isinstance(e, OSError): e = storage_error(e, e.filename or '.') if e.errno in STORAGE_ERRNOS else f"{e.filename or ''}: {e.strerror or e}".lstrip(': ')
-    print(f"mtbench {name}: error: {e.as_flag() if isinstance(e, SettingError) else e}", file=sys.stderr)
+    print(redact(f"mtbench {name}: error: {e.as_flag() if isinstance(e, SettingError) else e}"), file=sys.stderr) # no key, whatever said it
     return 1
 
 # %% ../nbs/06a_cli.ipynb #946401a7
@@ -200,7 +204,7 @@ def _unknown(path, node, allowed, what):
 
 def _url(path, node, v, what):
     if not v: raise MTBenchError(f"{path}:{yaml_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
-    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {v!r} is not an http(s) URL")
+    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {redact_url(str(v))!r} is not an http(s) URL")
     return str(v)
 
 # %% ../nbs/06a_cli.ipynb #2e16a533
@@ -210,10 +214,36 @@ def _config_model(m, node, path, i):
     _unknown(path, node, _MODEL_KEYS, f'models[{i}]')
     if not m.get('name'): raise MTBenchError(f"{path}:{yaml_line(node)}: models[{i}] has no name: give the name its answers are filed under")
     url = _url(path, node, m.get('base_url'), f"models[{i}] ({m['name']})")
+    if key_like(m.get('api_key_env')): raise MTBenchError(f"{path}:{yaml_line(node)}: models[{i}] ({m['name']}): api_key_env {KEY_NOT_NAME}")
     return str(m['name']), dict(base_url=url, model=str(m.get('model') or m['name']), api_key_env=m.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
 
 # %% ../nbs/06a_cli.ipynb #4d959dbc
 _KIND = {int: 'a whole number', float: 'a number'}
+
+# %% ../nbs/06a_cli.ipynb #a0854148
+_TRUE, _FALSE = ('true', 'yes', 'on', '1'), ('false', 'no', 'off', '0')
+
+def _config_value(a:argparse.Action, k:str, v, at:str):
+    "One config setting's value as its flag `a` would take it: one value or a list as the flag wants, each of its type; a yes/no word for a switch."
+    many = a.nargs in ('+', '*') or (isinstance(a.nargs, int) and a.nargs > 1)
+    if isinstance(v, dict) or (isinstance(v, list) and not many): raise MTBenchError(f"{at}: settings: {k} {v!r} is {'a list' if isinstance(v, list) else 'a mapping'}; give one value")
+    if a.nargs == 0: # a switch (batch, dedupe): a YAML boolean, or the words people write for one ("no" in quotes is text, not false)
+        w = str(v).strip().lower()
+        if isinstance(v, bool) or w in _TRUE + _FALSE: return v if isinstance(v, bool) else w in _TRUE
+        raise MTBenchError(f"{at}: settings: {k} {v!r} is not true or false")
+    vs = v if isinstance(v, list) else [v]
+    if isinstance(a.nargs, int) and a.nargs > 1 and len(vs) != a.nargs: raise MTBenchError(f"{at}: settings: {k} {v!r}: give {a.nargs} values")
+    try: vs = [a.type(x) if a.type and x is not None else x for x in vs]
+    except (TypeError, ValueError): raise MTBenchError(f"{at}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
+    if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{at}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
+    return VALUE_ALIASES.get(k, {}).get(vs[0], vs[0]) if not isinstance(v, list) else vs
+
+# %% ../nbs/06a_cli.ipynb #8a73f769
+def _config_checks(s:dict, path, lines:dict, at:int):
+    "Each settings group's own checks (`Settings.check`) on a config's settings, a mistake naming the line of its key."
+    for cls in GROUPS.values():
+        try: cls.pick(s).check()
+        except SettingError as e: raise MTBenchError(f"{path}:{lines.get(e.setting, at)}: settings: {e}") from None
 
 # %% ../nbs/06a_cli.ipynb #fe674d9a
 def _config_settings(path, node, s):
@@ -224,13 +254,32 @@ def _config_settings(path, node, s):
     for k, (kn, _) in zip(s, yaml_fields(node).values()):
         if k not in acts: raise MTBenchError(f"{path}:{yaml_line(kn)}: unknown key {kn.value!r} in settings; settings are mtbench run's flags (mtbench run --help)"
                                              + ''.join(f", e.g. {m}" for m in difflib.get_close_matches(k, acts, 1)))
-    for (k, v), (kn, _) in zip(s.items(), yaml_fields(node).values()):
-        a, vs = acts[k], v if isinstance(v, list) else [v]
-        try: vs = [a.type(x) if a.type and x is not None else x for x in vs]
-        except (TypeError, ValueError): raise MTBenchError(f"{path}:{yaml_line(kn)}: settings: {k} {v!r} is not {_KIND.get(a.type, a.type.__name__)}") from None
-        if a.choices and any(x not in a.choices for x in vs): raise MTBenchError(f"{path}:{yaml_line(kn)}: settings: {k} {v!r}; choose from {', '.join(a.choices)}")
-        s[k] = VALUE_ALIASES.get(k, {}).get(vs[0], vs[0]) if not isinstance(v, list) else vs
+    lines = {k: yaml_line(kn) for k, (kn, _) in zip(s, yaml_fields(node).values())}
+    for k, v in s.items(): s[k] = _config_value(acts[k], k, v, f"{path}:{lines[k]}")
+    _config_checks(s, path, lines, yaml_line(node))
     return s
+
+# %% ../nbs/06a_cli.ipynb #103957a6
+def _no_repeats(path, node):
+    "Stop at a key given twice in any mapping of the file (YAML keeps the last silently), naming both lines."
+    import yaml
+    todo = [node]
+    while todo:
+        nd = todo.pop()
+        if isinstance(nd, yaml.MappingNode):
+            seen = {}
+            for k, v in nd.value:
+                if k.value in seen: raise MTBenchError(f"{path}:{yaml_line(k)}: {k.value!r} is given twice (also on line {seen[k.value]}); keep one")
+                seen[k.value] = yaml_line(k); todo.append(v)
+        elif isinstance(nd, yaml.SequenceNode): todo.extend(nd.value)
+
+def _one_file_each(path, eps:list):
+    "Stop when two models' names come to one answer file (`file_stem`): the second would take the first one's answers."
+    seen = {}
+    for i, (name, ep) in enumerate(eps):
+        if (stem := file_stem(name)) in seen:
+            raise MTBenchError(f"{ep['where']}: models[{i}] ({name!r}) would be filed as {stem}.jsonl, as models[{seen[stem][0]}] ({seen[stem][1]!r}) is: give them names that differ in letters, digits, '.', '_', '+' or '-'")
+        seen[stem] = (i, name)
 
 # %% ../nbs/06a_cli.ipynb #1742cb59
 def read_config(path:str|Path, # a YAML run config: models (name, base_url, model, api_key_env), judge (name, base_url, api_key_env), settings
@@ -239,12 +288,14 @@ def read_config(path:str|Path, # a YAML run config: models (name, base_url, mode
     path = Path(path)
     if not path.is_file(): raise MTBenchError(f"{path}: no such file; --config takes a YAML file with models, judge and settings")
     doc, node = read_yaml(path)
+    _no_repeats(path, node)
     if not isinstance(doc, dict): raise MTBenchError(f"{path}:1: a config is a mapping with models, judge and settings")
     _unknown(path, node, ('models', 'judge', 'settings'), 'the config'); top = yaml_fields(node)
     if not (isinstance(doc.get('models'), list) and doc['models']):
         raise MTBenchError(f"{path}:{yaml_line(top['models'][1]) if 'models' in top else 1}: 'models' must be a list of {{name, base_url, model, api_key_env}}")
     eps = [_config_model(m, n, path, i) for i, (m, n) in enumerate(zip(doc['models'], top['models'][1].value))]
     if len(dict(eps)) < len(eps): raise MTBenchError(f"{path}: two models are named {next(n for n, _ in eps if [x for x, _ in eps].count(n) > 1)!r}; names must differ")
+    _one_file_each(path, eps)
     out = dict(models=[n for n, _ in eps], endpoints=dict(eps), settings=_config_settings(path, top['settings'][1], doc['settings']) if 'settings' in top else {})
     if 'judge' in top: out['judge'] = _config_judge(path, top['judge'][1], doc['judge'])
     return out
@@ -255,6 +306,7 @@ def _config_judge(path, node, j):
     if not (isinstance(j, dict) and j.get('name')): raise MTBenchError(f"{path}:{yaml_line(node)}: 'judge' is a mapping with name (and base_url, api_key_env)")
     _unknown(path, node, _JUDGE_KEYS, 'judge')
     url = _url(path, node, j['base_url'], 'judge') if 'base_url' in j else None
+    if key_like(j.get('api_key_env')): raise MTBenchError(f"{path}:{yaml_line(node)}: judge: api_key_env {KEY_NOT_NAME}")
     return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
 
 # %% ../nbs/06a_cli.ipynb #ccf7e96f

@@ -8,11 +8,12 @@ import asyncio, contextlib, json, os, random, re, signal, threading, time
 from dataclasses import dataclass
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .runfolder import redact_url
+from .runfolder import redact_url, redact, secret_env, key_like
 
 # %% auto #0
 __all__ = ['run_sync', 'BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind', 'openai_errors',
-           'retry_after', 'Caller', 'describe_error', 'check_endpoints', 'Terminated', 'GracefulStop']
+           'connect_failure', 'retry_after', 'Caller', 'describe_error', 'complete_chat', 'check_endpoints',
+           'Terminated', 'GracefulStop']
 
 # %% ../nbs/02a_client.ipynb #13be7711
 def run_sync(coro, # a coroutine
@@ -55,6 +56,7 @@ class CallPolicy:
     bad_reply_attempts:int=3 # tries of a call whose reply is not a usable completion
     timeout_attempts:int=2 # tries of a call that timed out
     stall_limit:int=3 # timeouts in a row (across calls) after which the server counts as dead and the run stops
+    stream:bool=True # read replies as streams where the server sends them (then `timeout` is silence, not the whole reply)
 
 # %% ../nbs/02a_client.ipynb #5a7aedc9
 def is_quota(e:BaseException, # what a call raised
@@ -67,6 +69,7 @@ def failure_kind(e:BaseException, # what a call raised
     "timeout, bad_reply or transient (worth retrying), else None."
     if isinstance(e, openai_errors('APITimeoutError')): return 'timeout'
     if isinstance(e, (BadReply, json.JSONDecodeError)): return 'bad_reply'
+    if connect_failure(e): return None # nothing listens there: no retry brings it back
     if isinstance(e, openai_errors('APIConnectionError')): return 'transient'
     if isinstance(e, openai_errors('APIStatusError')): return 'transient' if (e.status_code in (408, 409, 429) or e.status_code >= 500) and not is_quota(e) else None
     return None
@@ -75,6 +78,17 @@ def openai_errors(*names) -> tuple:
     "openai's exception classes by name (imported when first needed)."
     import openai
     return tuple(getattr(openai, n) for n in names)
+
+def connect_failure(e:BaseException, # what a call raised
+           ) -> str|None:
+    "Why the connection could not be made (refused, no such host), when that is what `e` is; else None."
+    if not isinstance(e, openai_errors('APIConnectionError')): return None
+    chain, x = [], e.__cause__ or e.__context__
+    while x is not None and len(chain) < 10: chain.append(x); x = x.__cause__ or x.__context__
+    if not any(type(c).__name__ == 'ConnectError' for c in chain): return None # httpx's (the openai client may carry its own copy of httpx)
+    oserr = next((c for c in reversed(chain) if isinstance(c, OSError) and c.errno), None)
+    if oserr is None: return str(chain[0])
+    return os.strerror(oserr.errno) if oserr.errno > 0 else oserr.strerror or str(oserr) # 'Connection refused'; a name lookup's own words
 
 # %% ../nbs/02a_client.ipynb #4721711b
 def retry_after(e:BaseException, # what a call raised
@@ -102,7 +116,7 @@ class Caller:
                  fatal=None, # error -> MTBenchError for errors that stop the run, or None
                 ):
         self.where, self.policy, self.gate, self.fatal = redact_url(where), policy or CallPolicy(), gate, fatal
-        self.stalled, self.retried, self.last_said = 0, 0, 0.0
+        self.stalled, self.retried, self.last_said, self.streams = 0, 0, 0.0, None # streams: None until a server refuses a stream
 
     def client(self, base_url:str|None, # the server's /v1 URL (None: OpenAI's)
                api_key:str, # its key
@@ -131,13 +145,14 @@ def _note(self:Caller, rs):
 # %% ../nbs/02a_client.ipynb #60b70b03
 def describe_error(e, # the exception a call raised
                   ) -> str:
-    "A one-line description of a failed call, with anything key-like masked."
+    "A one-line description of a failed call, with every key masked (`mtbench.runfolder.redact`)."
     msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
-    return re.sub(r'(sk-|key-)[A-Za-z0-9_*\-]{4,}', r'\1***', ' '.join(msg.split()))[:300]
+    return redact(' '.join(msg.split()))[:300] # every key read (whatever its prefix), key-like words, URL credentials
 
 def _why(e:BaseException, policy:CallPolicy) -> str:
     "A short reason for a failed try, keys masked."
-    if failure_kind(e) == 'timeout': return f"no reply within {policy.timeout:g} s"
+    if failure_kind(e) == 'timeout': return f"no reply within {policy.timeout:g} s" + (" (nothing heard for that long)" if policy.stream else '')
+    if (why := connect_failure(e)): return f"nothing answers there ({why})"
     if isinstance(e, json.JSONDecodeError): return 'a reply that is not valid JSON'
     return str(e) if isinstance(e, BadReply) else describe_error(e)
 
@@ -166,6 +181,7 @@ async def call(self:Caller, make, # () -> the coroutine of one request
     except Exception as e:
         if (f := self.fatal and self.fatal(e)): raise f from None
         if isinstance(e, MTBenchError): raise
+        if (why := connect_failure(e)): raise MTBenchError(f"{self.where}: nothing answers there ({why}): start the server, or correct its URL") from None
         raise CallFailed(_why(e, self.policy)) from None
     return r, text, dt
 
@@ -190,6 +206,58 @@ async def _try(self:Caller, make, est_tokens):
     return r, reply_text(r), time.monotonic() - t0
 
 
+# %% ../nbs/02a_client.ipynb #86e0e6a2
+async def _whole(response) -> object:
+    "A reply that came whole although a stream was asked for: its `ChatCompletion` (a body that is not JSON, as text, which `reply_text` refuses)."
+    import openai
+    from openai.types.chat import ChatCompletion
+    try: await response.aread()
+    except Exception as e: # the transport's own errors, as the openai client reports them when it reads a body itself
+        kinds = {c.__name__ for c in type(e).__mro__}
+        if 'TimeoutException' in kinds: raise openai.APITimeoutError(request=response.request) from e
+        if 'TransportError' in kinds: raise openai.APIConnectionError(message=f"{type(e).__name__}: {e}", request=response.request) from e
+        raise
+    if 'json' not in response.headers.get('content-type', ''): return response.text
+    d = json.loads(response.content) # not JSON: a bad reply, as the openai client's own parsing says
+    return ChatCompletion.construct(**d) if isinstance(d, dict) else d
+
+async def _joined(stream) -> object:
+    "The `ChatCompletion` of a stream of chunks, joined by the openai library's accumulator."
+    import openai
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletion
+    state, n = ChatCompletionStreamState(), 0
+    async for chunk in stream: state.handle_chunk(chunk); n += 1
+    if not n: raise BadReply('a stream with no chunks')
+    c = ChatCompletion.construct(**state.current_completion_snapshot.to_dict()) # the joined reply (`get_final_completion` refuses a 'length' finish)
+    if c.choices and c.choices[0].finish_reason is None: raise openai.APIConnectionError(message='the reply stream ended before its finish', request=stream.response.request)
+    return c
+
+# %% ../nbs/02a_client.ipynb #b978e418
+async def complete_chat(client, # an `openai.AsyncOpenAI`
+                        stream:bool=True, # ask for a stream (read as it comes, with its usage); False: a whole reply
+                        **kw, # the request: model, messages and the sampling parameters
+                       ):
+    "The `ChatCompletion` of one chat request: streamed where the server streams, else whole; the same object either way."
+    if not stream: return await client.chat.completions.create(**kw)
+    s = await client.chat.completions.create(**kw, stream=True, stream_options={'include_usage': True})
+    try: return await (_joined(s) if 'text/event-stream' in s.response.headers.get('content-type', '') else _whole(s.response))
+    finally: await s.close()
+
+# %% ../nbs/02a_client.ipynb #5125473d
+@patch
+async def chat(self:Caller, client, # the openai client (`Caller.client`)
+               **kw, # the request: model, messages and the sampling parameters
+              ):
+    "One chat request for `call`: streamed while `policy.stream` (and the server takes streams), else whole."
+    import openai
+    if self.policy.stream and self.streams is not False:
+        try: return await complete_chat(client, True, **kw)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
+            if 'stream' not in str(e).lower(): raise
+            self.streams = False; log.info(f"{self.where} refused a streamed request ({describe_error(e)}): asking for whole replies")
+    return await complete_chat(client, False, **kw)
+
 # %% ../nbs/02a_client.ipynb #f7232828
 def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the config's file:line)}
                     timeout:float=10, # seconds each server has to answer
@@ -197,14 +265,15 @@ def check_endpoints(endpoints:dict, # name: {base_url, api_key_env, where (the c
     "Stop, before anything is generated, if a server does not answer, refuses its key, or its key variable is unset."
     import urllib.request, urllib.error
     for name, e in endpoints.items():
-        at, key = e.get('where') or name, e.get('api_key_env')
-        if key and not os.environ.get(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
+        at, key, url = e.get('where') or name, e.get('api_key_env'), redact_url(e['base_url'])
+        if key_like(key): raise MTBenchError(f"{at}: {name}'s api_key_env looks like a key, not a variable name: put the key in a variable (export MY_KEY=...) and name that")
+        if key and not secret_env(key): raise MTBenchError(f"{at}: {name}'s api_key_env {key} is not set: export {key}=<its key>")
         req = urllib.request.Request(e['base_url'].rstrip('/') + '/models', headers={'Authorization': f'Bearer {os.environ[key]}'} if key else {})
         try: urllib.request.urlopen(req, timeout=timeout).close()
         except urllib.error.HTTPError as err:
-            if err.code in (401, 403): raise MTBenchError(f"{at}: {e['base_url']} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
+            if err.code in (401, 403): raise MTBenchError(f"{at}: {url} refused {name}'s key ({key or 'none'}): HTTP {err.code}; check the key") from None
         except (urllib.error.URLError, OSError) as err:
-            raise MTBenchError(f"{at}: {name}'s server {e['base_url']} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url") from None
+            raise MTBenchError(redact(f"{at}: {name}'s server {url} does not answer ({getattr(err, 'reason', err)}): start it, or correct base_url")) from None
 
 # %% ../nbs/02a_client.ipynb #c8993802
 class Terminated(KeyboardInterrupt):

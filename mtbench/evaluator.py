@@ -8,7 +8,7 @@ import contextvars, importlib, inspect, json, os, platform, re, sys, tempfile, t
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from .data import MTBenchError, log, sha256_file, StorageError
-from .runfolder import RunFolder, RunLoop, library_versions
+from .runfolder import RunFolder, RunLoop, file_stem, library_versions
 from .client import check_endpoints
 from .settings import RunSettings, SettingError
 
@@ -160,10 +160,10 @@ def gen_bench(self:MTBenchEvaluator):
 def model_id(self:MTBenchEvaluator,
              model:str, # a registry name, Hugging Face id or folder
             ) -> str|None:
-    "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag."
+    "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag; as its file is named (`file_stem`)."
     tag, ep = off_protocol_tag(self.system_prompt, self.temperature), (self.endpoints or {}).get(model)
-    if not tag: return model if ep else None
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', model if ep else Path(str(model).rstrip('/')).name.removesuffix('.gguf')) + tag
+    if not tag: return file_stem(model) if ep else None # llama3:8b is answered, judged and shown as llama3_8b: one name, one file
+    return file_stem(model if ep else Path(str(model).rstrip('/')).name.removesuffix('.gguf')) + tag
 
 # %% ../nbs/06_evaluator.ipynb #8aa8164b
 @patch
@@ -239,9 +239,13 @@ class EvalResults:
 # %% ../nbs/06_evaluator.ipynb #7696c3d1
 @patch
 def _check_run(self:MTBenchEvaluator):
-    "Before anything is loaded: the overrides, the judge, the selection, the benchmark's modes, W&B and every model."
+    "Before anything is loaded: the overrides, the judge, the selection, the benchmark's modes, W&B, every model, and the judging's estimated cost (`confirm`)."
+    self.run_settings.judging.check(); self.run_settings.selection.check() # judge_samples=0 refused now, not after the answers
     _, _, _ = self.gen_bench, self.judge_spec, self.questions
     self.bench.check_mode(self.mode)
+    if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
+        from mtbench.judge import run_estimate
+        self.confirm(run_estimate(self.questions, len(self.models), self.run_settings.judging, self.judge_spec, self.bench))
     if self.wandb: _wandb_check(self.wandb)
     self.check_models()
 

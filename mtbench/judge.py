@@ -13,23 +13,24 @@ from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts, iter_jsonl, answer_problem)
-from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy
-from .runfolder import RunFolder, file_stem, writable
-from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, run_sync
+from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy, MAX_JUDGE_SAMPLES, KEY_NOT_NAME
+from .runfolder import RunFolder, file_stem, writable, redact_url, secret_env, key_like
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, connect_failure, run_sync
 from .benchmark import MT_BENCH, get_benchmark
-from .batch import judge_batch, batch_dry_run, batch_note # OpenAI's Batch API (batch=True)
+from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
 
 # %% auto #0
 __all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE',
            'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS', 'LOCAL_MAX_TOKENS', 'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS',
-           'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'PROMETHEUS_SOURCE',
-           'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
-           'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
-           'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
-           'sample_tasks', 'parse_rating', 'parse_verdict', 'is_reasoning_model', 'judge_file_name', 'lookup',
-           'JudgeSpec', 'legacy_judging', 'resolve_judge', 'RateGate', 'Reply', 'judge_caller', 'make_record',
-           'estimate_tokens', 'rating_probs', 'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch',
-           'judge_answers', 'format_summary', 'served_judge', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric',
+           'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'USUAL_USD', 'ASK_ABOVE_USD',
+           'USUAL_CALL_TOKENS', 'PROMETHEUS_SOURCE', 'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT',
+           'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF', 'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS',
+           'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
+           'judge_messages', 'JudgeTask', 'plan_judgments', 'sample_tasks', 'parse_rating', 'parse_verdict',
+           'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec', 'legacy_judging', 'resolve_judge',
+           'RateGate', 'Reply', 'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs',
+           'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary',
+           'served_judge', 'confirm_cost', 'run_estimate', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric',
            'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
@@ -196,7 +197,8 @@ def sample_tasks(tasks:list, # the planned `JudgeTask`s (sample 1)
                  samples:int=1, # judge_samples: how many judgments of each answer turn
                 ) -> L:
     "The tasks of every sample: all of sample 1 (FastChat's), then sample 2, ...; only single gradings take more than one."
-    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1: raise SettingError('judge_samples', samples, 'use a whole number, 1 or more')
+    if not isinstance(samples, int) or isinstance(samples, bool) or not 1 <= samples <= MAX_JUDGE_SAMPLES:
+        raise SettingError('judge_samples', samples, f'use a whole number from 1 to {MAX_JUDGE_SAMPLES}')
     if samples > 1 and any(t.pairwise for t in tasks): raise SettingError('judge_samples', samples, 'applies to single mode: use 1 with pairwise judging')
     return L(tasks) + L(replace(t, sample=k) for k in range(2, samples + 1) for t in tasks)
 
@@ -326,7 +328,7 @@ def legacy_judging(judging:JudgeSettings|None, # the settings given, or None
 def _default_judge(j:JudgeSettings) -> str:
     "The judge when none is named: the API default with a key, else the offline local one."
     env = j.judge_api_key_env or 'OPENAI_API_KEY'
-    if j.judge_base_url: raise SettingError('judge_base_url', j.judge_base_url, 'needs judge: the model name that server serves')
+    if j.judge_base_url: raise SettingError('judge_base_url', redact_url(j.judge_base_url), 'needs judge: the model name that server serves')
     judge = DEFAULT_API_JUDGE if os.environ.get(env) else DEFAULT_LOCAL_JUDGE
     log.info(f"judge: {judge} ({'the default when ' + env + ' is set' if os.environ.get(env) else 'no ' + env + ' set: an offline local judge'})")
     return judge
@@ -338,7 +340,7 @@ def _check_reach(spec:JudgeSpec, need_key:bool):
         if spec.base_url: raise SettingError('judge_base_url', spec.base_url, f"judge {spec.name} runs in-process; drop judge_base_url, or name the served model as judge")
         return
     env = spec.api_key_env or 'OPENAI_API_KEY'
-    if need_key and spec.api_key_env and not os.environ.get(spec.api_key_env):
+    if need_key and spec.api_key_env and not secret_env(spec.api_key_env):
         raise SettingError('judge_api_key_env', spec.api_key_env, 'that environment variable is not set')
     if need_key and not spec.base_url and not os.environ.get(env):
         raise MTBenchError(f"judge {spec.name} needs an OpenAI API key: set OPENAI_API_KEY (or name another variable with "
@@ -353,6 +355,7 @@ def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key,
                  ) -> JudgeSpec:
     "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied."
     j = legacy_judging(judging, kw, 'resolve_judge')
+    if key_like(j.judge_api_key_env): raise SettingError('judge_api_key_env', '***', KEY_NOT_NAME) # before anything could print it
     if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
     judge = j.judge or _default_judge(j)
     spec = JudgeSpec(judge, j.judge_base_url, j.judge_api_key_env, j.judge_max_tokens, j.score_mode)
@@ -424,7 +427,9 @@ class Reply:
 def _fatal(e, spec):
     "The one-line `MTBenchError` for errors that retrying cannot fix, or None."
     import openai
-    where = spec.base_url or 'the OpenAI API'
+    where = redact_url(spec.base_url) or 'the OpenAI API'
+    if (why := connect_failure(e)): # nothing listens there: the first call says so, and nothing is retried
+        return MTBenchError(f"{where}: nothing answers there ({why}): start the judge's server, or correct judge_base_url")
     if isinstance(e, openai.AuthenticationError):
         return MTBenchError(f"{where} refused the API key in {spec.api_key_env or 'OPENAI_API_KEY'} (401 unauthorized); set a valid key and run again")
     if isinstance(e, openai.PermissionDeniedError):
@@ -468,7 +473,7 @@ def judge_caller(spec:JudgeSpec, # the judge
 
 async def _chat(caller:Caller, client, spec, messages, est_tokens) -> Reply:
     "One judge call through `caller`; a call that gave nothing usable is a `Reply` with its error."
-    try: r, text, dt = await caller.call(lambda: client.chat.completions.create(model=spec.model, messages=messages, **spec.params), est_tokens)
+    try: r, text, dt = await caller.call(lambda: caller.chat(client, model=spec.model, messages=messages, **spec.params), est_tokens) # streamed where served so
     except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
     u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
     return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
@@ -564,7 +569,7 @@ async def _run_api(job, # the judging job: its tasks to do, judge, record file, 
                   ) -> dict:
     "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands."
     spec, out = job.spec, job.out
-    client = caller.client(spec.base_url, os.environ.get(spec.api_key_env or 'OPENAI_API_KEY') or 'none') # local servers take any key
+    client = caller.client(spec.base_url, secret_env(spec.api_key_env or 'OPENAI_API_KEY') or 'none') # local servers take any key
     stats, todo = {'calls': 0, 'failed': 0}, iter(job.todo)
     async def worker():
         for task in todo:
@@ -753,7 +758,7 @@ def _load_answers(answer_dir, models, questions, baseline=None, bench=None):
     "{model: AnswerIndex}, checking that every model answered every question, each answer in a shape the judge can read."
     res = {}
     for m in models:
-        path = answer_dir/f'{m}.jsonl'
+        path = answer_dir/f'{file_stem(m)}.jsonl' # the one rule from a name to its file (`mtbench.runfolder.file_stem`)
         if not path.exists():
             if m == baseline: raise MTBenchError(f"{path} not found: pairwise-baseline needs the baseline's answers (baseline {m}); put its "
                                                  f"answer file there (FastChat publishes gpt-3.5-turbo's) or pick another baseline")
@@ -819,6 +824,7 @@ class Watch:
     "How a caller follows and stops a judging run (not settings: hooks)."
     progress: object = None # a tqdm-like class for the progress bar (default: tqdm's)
     stop: threading.Event|None = None # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
+    confirm: object = None # called with the estimate ({calls, cost_usd}) before the first call; raises to stop the run (`confirm_cost`)
 
 # %% ../nbs/04_judge.ipynb #36529c32
 OLD_SELECTION_NAMES = ('data_dir', 'question_ids', 'categories', 'max_questions', 'benchmark', 'questions') # `judge_answers`'s old keywords of the `Selection`
@@ -854,6 +860,7 @@ class _Job:
     todo: list = None
     price: tuple|None = None
     est_out: float = 0.0
+    in_batches: int = 0 # judgments left out: they are in open Batch API batches
     @property
     def mode(self): return self.judging.mode
 
@@ -864,7 +871,7 @@ def _start(output_dir, model_list, judging, selection, dry_run) -> _Job:
     spec = resolve_judge(j, need_key=not dry_run)
     if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
     out_dir = Path(output_dir); answer_dir = RunFolder(out_dir).answer_dir
-    models = list(model_list or sorted(p.stem for p in answer_dir.glob('*.jsonl')))
+    models = list(dict.fromkeys(map(file_stem, model_list))) if model_list else sorted(p.stem for p in answer_dir.glob('*.jsonl')) # as their files are named
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if j.mode == 'pairwise-all' and len(models) < 2: raise SettingError('mode', j.mode, 'needs at least two models in model_list')
     bench = get_benchmark(selection.benchmark, selection.questions)
@@ -888,16 +895,28 @@ def _plan(job:_Job, data_dir) -> _Job:
     writable(job.out.path) # before the first paid call, not after it
     job.done = _judgment_index(job.out)
     job.todo = [t for t in job.tasks if not _is_done(job.done.get(t.key(spec.name)), t)]
+    if not j.batch and not spec.local: _without_batched(job)
     job.price = (0.0, 0.0) if spec.local else tuple(j.judge_price) if j.judge_price else lookup(PRICES, spec.model)
     job.est_out = _mean_output(job.done.values(), spec)
+    return job
+
+# %% ../nbs/04_judge.ipynb #34f0721d
+def _without_batched(job:_Job) -> _Job:
+    "`job` without the judgments in open Batch API batches (paid, or about to be): no other path makes them again."
+    flying, ledger = open_batch_tasks(job.out_dir, job.spec.name, job.mode)
+    todo = [t for t in job.todo if task_id(t) not in flying]
+    if len(todo) < len(job.todo):
+        log.warning(f"{len(job.todo) - len(todo)} judgments are in Batch API batches not collected yet ({ledger}): left out, not paid twice; "
+                    "judge with --batch to collect them")
+    job.todo, job.in_batches = todo, len(job.todo) - len(todo) # in place: the steps after planning share this job
     return job
 
 # %% ../nbs/04_judge.ipynb #884fe94f
 def _summary(job:_Job, dry_run:bool) -> dict:
     "What the run is to do: the judge, the judgments, those on disk, those to make and their calls."
     n, todo = len(job.tasks), job.todo
-    return dict(judge=job.spec.name, mode=job.mode, judgment_file=str(job.out.path), judgments=n, judged_before=n - len(todo),
-                to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=job.price)
+    return dict(judge=job.spec.name, mode=job.mode, judgment_file=str(job.out.path), judgments=n, judged_before=n - len(todo) - job.in_batches,
+                to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=job.price, **({'in_batches': job.in_batches} if job.in_batches else {}))
 
 def _who(task, mode): return ' vs '.join(task.models) if mode == 'pairwise-all' else task.models[0]
 
@@ -915,13 +934,18 @@ def _dry_run(job:_Job, summary:dict) -> dict:
     if job.judging.batch: job, summary = batch_dry_run(job, summary) # the Batch API request files, at its price
     req = RunFolder(job.out_dir).requests_file(job.spec.name, job.mode)
     _write_requests(req, job.todo, job.spec)
+    per = _estimate(job)
+    return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
+
+def _estimate(job:_Job) -> dict:
+    "Per model: the judgments left to do, their calls, and their estimated tokens and cost at `job.price`."
     per = {}
     for t in job.todo:
         d = per.setdefault(_who(t, job.mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
         d['judgments'] += 1; d['calls'] += t.games
         d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(job.est_out*t.games)
     for d in per.values(): d['cost_usd'] = _cost(job.price, d['input_tokens'], d['output_tokens'])
-    return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
+    return per
 
 # %% ../nbs/04_judge.ipynb #608a6db7
 def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
@@ -951,6 +975,12 @@ def _tally(job:_Job) -> dict:
         d['cost_usd'] = None if r.cost is None or d['cost_usd'] is None else round(d['cost_usd'] + r.cost, 8)
     return {'per_model': per, **_totals(per)}
 
+# %% ../nbs/04_judge.ipynb #65b55af4
+def _estimate_total(job:_Job) -> dict:
+    "The calls and estimated cost of the judgments left to do, at the price they will be paid (the batch price with batch)."
+    price = batch_price(job.price) if job.judging.batch else job.price
+    return dict(calls=sum(t.games for t in job.todo), cost_usd=_totals(_estimate(replace(job, price=price)))['total']['cost_usd'])
+
 # %% ../nbs/04_judge.ipynb #09c667cb
 def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answer, writes OUTPUT/model_judgment
                   model_list:list|None=None, # models to judge (answer file names); None: every answer file
@@ -968,6 +998,7 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
     with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
         summary = _summary(_plan(job, selection.data_dir), dry_run)
         if dry_run: return _dry_run(job, summary)
+        if job.todo and watch.confirm: watch.confirm(_estimate_total(job)) # before anything is paid
         if job.todo: summary.update(_judge_todo(job, gen, watch))
         tally = _tally(job)
     return {**summary, **tally, 'seconds': round(time.monotonic() - t0, 2)}
@@ -1019,22 +1050,59 @@ def served_judge(spec:JudgeSpec, # the resolved judge
     finally:
         if eng is not None: eng.close()
 
+# %% ../nbs/04_judge.ipynb #d451cb67
+USUAL_USD = 7.04 # one model's MT-bench judged once by GPT-4 (FastChat's judge), as `mtbench judge --dry-run` estimates it
+ASK_ABOVE_USD = 25.0 # an estimated cost above this is far above the usual: asked about, or refused without --yes
+
+def confirm_cost(est:dict, # the run's estimate: calls and cost_usd (None: unknown price)
+                 yes:bool=False, # go ahead without asking (--yes)
+                 ask=None, # how to ask (a function of the question, returning the answer); default: `input` on a terminal
+                ):
+    "Go on when the estimated cost is usual (or `yes`); else ask, and stop the run with one line unless the answer is yes."
+    cost = est.get('cost_usd')
+    if yes or cost is None or cost <= ASK_ABOVE_USD: return
+    what = (f"judging would cost about ${cost:,.2f} ({est['calls']:,} calls), far above the usual "
+            f"(over ${ASK_ABOVE_USD:g}; one model's MT-bench judged by GPT-4 is about ${USUAL_USD:g})")
+    if ask is None and not sys.stdin.isatty(): raise MTBenchError(f"{what}: add --yes to go ahead (or --dry-run to see the estimate)")
+    if (ask or input)(f"mtbench: {what}. Go ahead? [y/N] ").strip().lower() not in ('y', 'yes'): raise MTBenchError(f"{what}: not confirmed; nothing was called")
+
+# %% ../nbs/04_judge.ipynb #d1e9b984
+USUAL_CALL_TOKENS = (867, 300) # input and output tokens of the usual judge call (`USUAL_USD`'s run: 138,722 input tokens over 160 calls; 300 out)
+
+def run_estimate(questions:list, # the questions the run asks
+                 models:int, # how many models it judges
+                 judging:JudgeSettings, # the judging: mode, judge_samples, batch, judge_price
+                 spec:JudgeSpec, # the judge, resolved
+                 bench=None, # the benchmark (its judged turns; default MT-bench)
+                ) -> dict:
+    "The judge calls of a whole run before any answer exists, and their cost at the usual call's tokens (None: unknown price)."
+    turns = sum(len((bench or MT_BENCH).judged_turns(q)) for q in questions)
+    per = {'single': models*judging.judge_samples, 'pairwise-baseline': 2*models, 'pairwise-all': models*(models - 1)}[judging.mode] # calls a judged turn
+    price = (0.0, 0.0) if spec.local else tuple(judging.judge_price) if judging.judge_price else lookup(PRICES, spec.model)
+    price = batch_price(price) if judging.batch else price
+    return dict(calls=turns*per, cost_usd=_cost(price, turns*per*USUAL_CALL_TOKENS[0], turns*per*USUAL_CALL_TOKENS[1]))
+
 # %% ../nbs/04_judge.ipynb #8cb113b0
 def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and generation (memory_limit, num_gpus, dtype of a local judge)
               model_list:Param('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
               dry_run:bool=False, # count calls, tokens and cost and write the requests file; call nothing
+              yes:bool=False, # go ahead without asking when the estimated cost is far above the usual (for scripts)
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
     if not run.output_dir: raise SettingError('output_dir', run.output_dir, 'required: the run folder holding model_answer/')
     sel, j = run.selection, run.judging
+    run.judging.check(); run.selection.check() # every value, before anything is read or paid
     bench = get_benchmark(sel.benchmark, sel.questions)
     spec = resolve_judge(j, need_key=not dry_run)
     if dry_run: # a dry run calls nothing: the engine is checked, not started
         from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, j.judge_engine)
     with served_judge(spec, j.update(judge_engine='transformers') if dry_run else j, run.generation) as (_, served):
-        s = judge_answers(bench.folder(run.output_dir), model_list, served, sel.update(benchmark=bench, questions=None), run.generation, dry_run)
+        s = judge_answers(bench.folder(run.output_dir), model_list, served, sel.update(benchmark=bench, questions=None), run.generation, dry_run,
+                          Watch(confirm=lambda est: confirm_cost(est, yes)))
     print(format_summary(s))
     if (n := s['total'].get('failed')): raise MTBenchError(f"{n} of {s['judgments']} judgments failed (each record says why); run the same command again to retry them")
+    if (n := s.get('in_batches')) and not dry_run:
+        raise MTBenchError(f"{n} judgments are in Batch API batches not collected yet: not judged again; run the same command with --batch to collect them")
     return s
 
 # %% ../nbs/04_judge.ipynb #61b2a617

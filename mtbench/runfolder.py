@@ -4,13 +4,14 @@
 
 # %% ../nbs/00b_runfolder.ipynb #9546d10c
 from __future__ import annotations
-import json, os, platform, re, tempfile, time
+import json, logging, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, StorageError, log, hold_folder, storage_error
 
 # %% auto #0
-__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'writable', 'library_versions', 'RunLoop']
+__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',
+           'library_versions', 'RunLoop']
 
 # %% ../nbs/00b_runfolder.ipynb #23508fa5
 def file_stem(name:str, # a model or judge name
@@ -57,7 +58,8 @@ def requests_file(self:RunFolder, judge:str, # the judge's name
     return self.judgment_dir/f'{file_stem(judge)}_{mode}_requests.jsonl'
 
 # %% ../nbs/00b_runfolder.ipynb #edb51bf4
-_CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), (re.compile(r'(?i)([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#\s]+'), r'\1***')]
+_CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), # user:password@
+          (re.compile(r'(?i)([?&](?:api[_-]?key|key|token|access_token|password)=)[^&#\s]+?(?=[&#\s]|:\s|$)'), r'\1***')] # ?api_key=... (a line's ': ' after it stays)
 
 def redact_url(url:str|None, # a URL, or None
               ) -> str|None:
@@ -73,6 +75,46 @@ def redacted(o, # JSON-like data: dicts, lists, strings, numbers
     if isinstance(o, dict): return {k: redacted(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)): return [redacted(v) for v in o]
     return redact_url(o) if isinstance(o, str) and '://' in o else o
+
+# %% ../nbs/00b_runfolder.ipynb #afa66a8f
+_SECRETS = set() # the values of the keys this process has read: masked wherever they would appear
+
+def secret_env(name:str, # an environment variable that holds a key
+              ) -> str|None:
+    "The key in variable `name` (None if unset), remembered as a secret so `redact` masks it."
+    v = os.environ.get(name) if name else None
+    if v and len(v) >= 6 and v.lower() != 'none': _SECRETS.add(v)
+    return v
+
+# %% ../nbs/00b_runfolder.ipynb #344712c9
+_KEYLIKE = re.compile(r'\b(sk-|key-)[A-Za-z0-9_*\-]{8,}') # long enough not to be a flag's words (--judge-api-key-env)
+
+def redact(text, # a line: an error, a log message, what a server said
+          ) -> str:
+    "`text` with every key read so far (`secret_env`, whatever its prefix), anything like an OpenAI key, and the credentials of URLs masked as ***."
+    text = str(text)
+    secret_env('OPENAI_API_KEY') # the default key, read or not
+    for s in sorted(_SECRETS, key=len, reverse=True): text = text.replace(s, '***')
+    return redact_url(_KEYLIKE.sub(r'\1***', text))
+
+# %% ../nbs/00b_runfolder.ipynb #92f4ce79
+class _Redacting(logging.Filter):
+    "Masks secrets (`redact`) in every message of the `mtbench` log."
+    def filter(self, record):
+        msg = record.getMessage()
+        if (clean := redact(msg)) != msg: record.msg, record.args = clean, ()
+        return True
+
+if not any(type(f).__name__ == '_Redacting' for f in log.filters): log.addFilter(_Redacting())
+
+# %% ../nbs/00b_runfolder.ipynb #64fe4676
+def key_like(name, # what was given as an environment variable's name
+            ) -> bool:
+    "Whether `name` looks like a key rather than a variable's name (and if so, it is masked from now on)."
+    if not isinstance(name, str) or not name: return False
+    bad = not re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*', name) or (len(name) >= 20 and '_' not in name and bool(re.search(r'\d', name)) and name != name.upper())
+    if bad: _SECRETS.add(name)
+    return bad
 
 # %% ../nbs/00b_runfolder.ipynb #3739df49
 def writable(path:str|Path, # a file a run will append to

@@ -19,8 +19,10 @@ FAULTS = { # fault: what the server does with the request
     'no_choices': "200 with 'choices': []", 'no_message': '200 with a choice that has no message',
     'empty': '200 with empty content', 'null': '200 with null content',
     '500': '500 with an error body', 'reset': 'the connection reset, no reply', 'stall': 'the connection kept open, no reply',
+    'drop': 'the reply cut off halfway (half its body, or half its stream), then the connection closed',
+    'leak': "500 whose message repeats the key it was sent, as some servers' errors do",
 }
-PAID = {'ok', 'malformed', 'html', 'empty_json', 'no_choices', 'no_message', 'empty', 'null'}
+PAID = {'ok', 'malformed', 'html', 'empty_json', 'no_choices', 'no_message', 'empty', 'null', 'drop'}
 
 # %% ../nbs/09_testing.ipynb #ddacccb0
 class FakeChatServer:
@@ -33,10 +35,14 @@ class FakeChatServer:
                  seed:int=0, # seed of the random refusals
                  faults:list|None=None, # what to do with each request in turn (see FAULTS), repeated; None: answer every one
                  slots:int|None=None, # requests it works on at once (a server's parallel slots); the others wait their turn; None: no limit
+                 stream:bool=False, # offer streaming: a request with stream=true gets server-sent events over `latency` s; False: a whole reply, as a server without streaming
+                 every:float=0.5, # a streamed reply's seconds between pieces (its text is cut into latency/every pieces)
+                 faults_on:dict|None=None, # {text: fault}: a request whose messages hold the text gets that fault, every time
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
         self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
-        if bad := [f for f in self.faults if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
+        self.stream, self.every, self.faults_on = stream, every, dict(faults_on or {})
+        if bad := [f for f in [*self.faults, *self.faults_on.values()] if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
 
 # %% ../nbs/09_testing.ipynb #df010acc
@@ -54,16 +60,18 @@ def paid(self:FakeChatServer) -> int:
 
 # %% ../nbs/09_testing.ipynb #1420f6c9
 @patch
-def _decide(self:FakeChatServer, auth:str):
-    "(when, status, reason) for a request with this Authorization header."
+def _decide(self:FakeChatServer, auth:str, body:dict|None=None):
+    "(when, status, reason) for a request with this Authorization header (and body: its text may call for a fault of `faults_on`)."
     with self._lock:
         now = time.monotonic()
         if self.api_key and auth != f'Bearer {self.api_key}': return now, 401, 'auth'
         self._window = [t for t in self._window if t > now - 1.0] + [now] # refused requests count too, as at OpenAI
         if self._rng.random() < self.p_429: return now, 429, 'random'
         if self.rpm and len(self._window) > self.rpm/60: return now, 429, 'cap'
-        fault = self.faults[self._n % len(self.faults)]; self._n += 1
-        return now, (500 if fault == '500' else 200), fault
+        text = '\n'.join(str(m.get('content', '')) for m in (body or {}).get('messages', []))
+        if (fault := next((f for k, f in self.faults_on.items() if k in text), None)) is None:
+            fault = self.faults[self._n % len(self.faults)]; self._n += 1
+        return now, (500 if fault in ('500', 'leak') else 200), fault
 
 # %% ../nbs/09_testing.ipynb #52001dea
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -82,12 +90,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 # %% ../nbs/09_testing.ipynb #c06f3c82
 @patch
-def _refuse(self:_Handler, status:int, auth:str):
+def _refuse(self:_Handler, status:int, auth:str, reason:str|None=None):
     if status == 401:
         return self._send(401, {'error': {'message': f"Incorrect API key provided: {auth[7:]}. You can find your API key at "
                                           "https://platform.openai.com/account/api-keys.", 'type': 'invalid_request_error',
                                           'param': None, 'code': 'invalid_api_key'}})
-    if status == 500: return self._send(500, {'error': {'message': 'The server had an error while processing your request.', 'type': 'server_error'}})
+    if status == 500: return self._send(500, {'error': {'message': 'The server had an error while processing your request.'
+                                                        + (f' (request authorized as {auth[7:]})' if reason == 'leak' else ''), 'type': 'server_error'}})
     self._send(429, {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'param': None, 'code': 'rate_limit_exceeded'}},
                {'Retry-After': f'{math.ceil(self.srv.retry_after)}', 'retry-after-ms': f'{self.srv.retry_after*1000:.0f}'})
 
@@ -100,6 +109,7 @@ def _fault(self:_Handler, fault:str, body:dict):
     if fault == 'malformed': return self._send(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "Rating: [[')
     if fault == 'html': return self._send(200, b'<html><body><h1>502 Bad Gateway</h1></body></html>', ctype='text/html')
     if fault == 'empty_json': return self._send(200, {})
+    if fault == 'drop': return self._send_half(json.dumps(fake_completion(body)).encode())
     r = fake_completion(body, self.srv._salt(body))
     if fault == 'no_choices': r['choices'] = []
     if fault == 'no_message': del r['choices'][0]['message']
@@ -114,18 +124,62 @@ def do_POST(self:_Handler):
     if len(raw) < n: return # the client went away mid-request (a killed run): nothing to answer, nothing billed
     body = json.loads(raw or b'{}')
     if not self.path.endswith('/chat/completions'): return self._send(404, {'error': {'message': 'not found'}})
-    auth = self.headers.get('Authorization', '')
-    t, status, reason = self.srv._decide(auth)
-    self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body))
-    if status != 200: return self._refuse(status, auth)
+    auth, stream, opts = self.headers.get('Authorization', ''), bool(body.pop('stream', False)), body.pop('stream_options', None) or {}
+    t, status, reason = self.srv._decide(auth, body)
+    self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body, stream=stream and self.srv.stream)) # the body's sampling fields; how it was read apart
+    if status != 200: return self._refuse(status, auth, reason)
     if self.srv.slots: self.srv.slots.acquire()
     try:
         entry['start'] = time.monotonic() # its slot's work begins
-        time.sleep(self.srv.latency)
-        self._fault(reason, body)
+        if entry['stream'] and reason in ('ok', 'drop'): self._stream(reason, body, opts.get('include_usage'))
+        else: time.sleep(self.srv.latency); self._fault(reason, body)
     finally:
         if self.srv.slots: self.srv.slots.release()
     entry['done'] = time.monotonic() # the reply is sent (or refused): no longer in flight
+
+# %% ../nbs/09_testing.ipynb #76fff8d1
+@patch
+def _chunk(self:_Handler, data:bytes):
+    "One piece of a chunked body (b'' ends it)."
+    self.wfile.write(f'{len(data):X}\r\n'.encode() + data + b'\r\n'); self.wfile.flush()
+
+@patch
+def _send_half(self:_Handler, data:bytes):
+    "Headers promising `data`, half of it, then the connection closed: a reply cut off mid-body."
+    self.send_response(200)
+    for k, v in {'Content-Type': 'application/json', 'Content-Length': str(len(data))}.items(): self.send_header(k, v)
+    self.end_headers(); self.wfile.write(data[:len(data)//2]); self.wfile.flush(); self.close_connection = True
+
+# %% ../nbs/09_testing.ipynb #ec49554a
+def _events(r:dict, # a whole completion (`fake_completion`'s)
+            n:int, # pieces to cut its text into
+            usage:bool, # end with a usage chunk (stream_options.include_usage)
+           ) -> list:
+    "The chunks of `r` as a stream: the role, the text in `n` pieces (in one, with its log-probabilities, when it has them), the finish, the usage."
+    c, head = r['choices'][0], {k: r[k] for k in ('id', 'created', 'model')} | {'object': 'chat.completion.chunk'}
+    text, lp = c['message']['content'], c.get('logprobs')
+    n = 1 if lp else n
+    one = lambda delta, finish=None, logprobs=None: {**head, 'choices': [{'index': 0, 'delta': delta, 'logprobs': logprobs, 'finish_reason': finish}]}
+    pieces = [one({'content': text[len(text)*k//n:len(text)*(k+1)//n]}, logprobs=lp) for k in range(n)]
+    return [one({'role': 'assistant', 'content': ''}), *pieces, one({}, c['finish_reason'])] + ([{**head, 'choices': [], 'usage': r['usage']}] if usage else [])
+
+# %% ../nbs/09_testing.ipynb #2f7ee518
+@patch
+def _stream(self:_Handler, fault:str, body:dict, usage:bool):
+    "Send the reply to `body` as server-sent events, its pieces spread over `latency` s; 'drop' stops halfway and closes the connection."
+    srv = self.srv
+    n = max(1, math.ceil(srv.latency/srv.every - 1e-9))
+    events = _events(fake_completion(body, srv._salt(body)), n, usage)
+    self.send_response(200)
+    for k, v in {'Content-Type': 'text/event-stream', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache'}.items(): self.send_header(k, v)
+    try:
+        self.end_headers()
+        for k, e in enumerate(events):
+            if fault == 'drop' and k > len(events)//2: self.close_connection = True; return
+            if 1 <= k <= n: time.sleep(srv.latency/n) # the text's pieces, `every` s apart
+            self._chunk(f"data: {json.dumps(e)}\n\n".encode())
+        self._chunk(b'data: [DONE]\n\n'); self._chunk(b'')
+    except (BrokenPipeError, ConnectionResetError): pass # the client went away
 
 # %% ../nbs/09_testing.ipynb #4d8b5708
 @patch
@@ -192,9 +246,11 @@ class FakeBatchServer:
                  api_key:str|None=None, # the key it accepts (None: any)
                  max_requests:int=50_000, # lines a batch's input file may hold (the Batch API's limit)
                  max_bytes:int=200*1024*1024, # bytes it may hold (likewise)
+                 upload_limit:int|None=None, # bytes an uploaded file may hold: a larger one is refused with 413 (as a proxy in front of a server may); None: no limit
+                 broken:list|None=None, # the first batch's output file, broken line by line: 'malformed' (cut off), 'no_custom_id' (without one)
                 ):
         self.step, self.polls, self.fail, self.expire, self.api_key = step, polls, dict(fail or {}), expire, api_key
-        self.max_requests, self.max_bytes = max_requests, max_bytes
+        self.max_requests, self.max_bytes, self.upload_limit, self.broken = max_requests, max_bytes, upload_limit, list(broken or [])
         self.files, self._data, self.batches, self.log, self._lock = {}, {}, {}, [], threading.Lock()
         import collections; self.submitted = collections.Counter()
 
@@ -295,8 +351,19 @@ def _finish(self:FakeBatchServer, b:dict):
     "Write batch `b`'s output and error files."
     out = [batch_line(l['custom_id'], f, l['body']) for l, f in zip(b['_lines'], b['_fates'])]
     ok, bad = [o for o, f in zip(out, b['_fates']) if f == 'ok'], [o for o, f in zip(out, b['_fates']) if f != 'ok']
-    as_file = lambda rs, name: self._file(''.join(json.dumps(r) + '\n' for r in rs).encode(), 'batch_output', name)['id'] if rs else None
+    as_file = lambda rs, name: self._file(''.join((r if isinstance(r, _Cut) else json.dumps(r)) + '\n' for r in rs).encode(), 'batch_output', name)['id'] if rs else None
+    if b['id'] == 'batch_1' and self.broken: ok = _break(ok, self.broken)
     b['output_file_id'], b['error_file_id'] = as_file(ok, f"{b['id']}_output.jsonl"), as_file(bad, f"{b['id']}_error.jsonl")
+
+# %% ../nbs/09_testing.ipynb #259f0f29
+class _Cut(str):
+    "A line of an output file that is not JSON: written as it is."
+def _break(lines:list, faults:list) -> list:
+    "Output lines with the first ones broken as `faults` say: 'malformed' cuts one off mid-line, 'no_custom_id' drops its custom_id."
+    out = list(lines)
+    for k, f in enumerate(faults[:len(out)]):
+        out[k] = _Cut(json.dumps(out[k])[:40]) if f == 'malformed' else {x: v for x, v in out[k].items() if x != 'custom_id'}
+    return out
 
 # %% ../nbs/09_testing.ipynb #05db45f5
 class _BatchHandler(_Handler):
@@ -315,6 +382,8 @@ def do_POST(self:_BatchHandler):
     if not self._auth(): return
     if path == '/v1/files':
         f = _multipart(self.headers['Content-Type'], raw)
+        if self.srv.upload_limit is not None and len(f['file'][1]) > self.srv.upload_limit:
+            return self._send(413, {'error': {'message': f"Request Entity Too Large: a file of {len(f['file'][1])} bytes, at most {self.srv.upload_limit}", 'type': 'invalid_request_error'}})
         return self._send(200, self.srv._file(f['file'][1], f['purpose'][1].decode(), f['file'][0] or 'upload.jsonl'))
     if path == '/v1/batches':
         b = self.srv._create(json.loads(raw))
