@@ -1,19 +1,33 @@
 """The structure figures of mtbench, read with ast and json only (nothing is imported), printed as a table.
 
 For issue 21 ("one shape for everything mtbench does"):
-- import cycles between mtbench's modules: an import anywhere in a module counts, inside functions too;
+- import cycles between mtbench's modules: an import anywhere in a module counts, inside functions too, and so does a
+  string constant that is a whole module path (`'mtbench.engines'`, `'mtbench.engines:llama_cpp_backend'`), the form
+  `importlib.import_module` and lazy 'module:attr' targets take (issue 32);
 - private names (`_x`) imported from another mtbench module;
 - functions and methods with more than 8 parameters (self and cls not counted; *args and **kw count one each);
 - signatures with a parameter named `memory_limit` (the memory setting should travel inside `Generation`);
 - exported notebook cells: their median length in lines, and how many are longer than 40 lines.
 
+For issue 32 ("one resolved run"):
+- untested_run: the longest run of exported cells with no example or test between them. Cells count in file order;
+  markdown does not break a run; a code cell breaks it when it is not exported, holds more than imports and `show_doc`
+  calls, and runs under `nbdev_test` (no `#| eval: false`, no flag of settings.ini's `tst_flags`);
+- module_lines: the longest module of mtbench/ in lines (`_modidx`, `__init__`, `__main__` left out);
+- shims: compatibility code kept for old callers: a module that only re-exports other modules' names, a module
+  `__getattr__`, a DeprecationWarning (or Pending-/FutureWarning), a function that only calls an imported one with its
+  own parameters (an alias), a parameter documented as deprecated, a module-level name for old names
+  (legacy, old_*, *_moved, *_renamed, deprecat*);
+- readme_lines: README.md's lines.
+
 Usage, from the repository root: `python .ci/structure.py [--check]`; with --check it exits 1 when a figure is
 over its goal.
 """
-import ast, json, statistics, sys
+import ast, io, json, re, statistics, sys, tokenize
 from pathlib import Path
 
-GOALS = dict(cycles=0, private_imports=0, wide_functions=3, memory_limit_signatures=3, cell_median=12, cells_over_40=0)
+GOALS = dict(cycles=3, private_imports=0, wide_functions=3, memory_limit_signatures=3, cell_median=12, cells_over_40=0,
+             untested_run=34, module_lines=1466, shims=29, readme_lines=789)
 
 def modules(root):
     "{module name: its syntax tree} of the library, generated helpers left out."
@@ -33,6 +47,13 @@ def imports(name, tree, mods):
         elif isinstance(n, ast.Import):
             out += [(a.name.split('.')[1], []) for a in n.names if a.name.startswith('mtbench.') and a.name.split('.')[1] in mods]
     return [(m, ns) for m, ns in out if m != name]
+
+_PATH = re.compile(r'mtbench\.([a-z_][a-z_0-9]*)(?:[.:][A-Za-z_][\w.]*)?')
+
+def string_imports(name, tree, mods):
+    "[(module, [])] of the modules named by a whole string constant of `tree`, as importlib (or a 'module:attr' target) would load them."
+    return [(m.group(1), []) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and (m := _PATH.fullmatch(n.value.strip())) and m.group(1) in mods and m.group(1) != name]
 
 def cycles(graph):
     "The groups of modules that import each other, directly or around a loop (Tarjan's strongly connected components)."
@@ -66,19 +87,89 @@ def exported_cells(root):
             if c['cell_type'] == 'code' and s.lstrip().startswith('#| export'): sizes.append((s.count('\n') + 1, nb.name))
     return sizes
 
+def _directives(s): return {m.group(1): m.group(2).strip() for m in re.finditer(r'^#\s*\|\s*([\w-]+):?\s*(.*)$', s, re.M)}
+
+def _cell_kind(c, skip) -> str:
+    "'export', 'test' (an example or test nbdev_test runs) or 'other' (markdown, imports, show_doc, skipped tests)."
+    if c['cell_type'] != 'code': return 'other'
+    s = ''.join(c['source']); d = _directives(s)
+    if 'export' in d or 'exporti' in d: return 'export'
+    body = '\n'.join(l for l in s.splitlines() if not l.lstrip().startswith('#')).strip()
+    if 'default_exp' in d or not body or d.get('eval') == 'false' or skip & set(d): return 'other'
+    if all(re.match(r'(from \S+ )?import |show_doc\(|$', l.strip()) for l in body.splitlines()): return 'other'
+    return 'test'
+
+def untested_runs(root) -> list:
+    "[(length, notebook, first cell id)] of every run of exported cells with no example or test between them."
+    ini = (root/'settings.ini').read_text()
+    skip = set((re.search(r'^tst_flags\s*=\s*(.*)$', ini, re.M) or [None, ''])[1].split())
+    runs = []
+    for nb in sorted((root/'nbs').glob('*.ipynb')):
+        cur = []
+        for c in json.loads(nb.read_text())['cells'] + [{'cell_type': 'code', 'source': ['x'], 'id': 'END'}]:
+            k = _cell_kind(c, skip)
+            if k == 'export': cur.append(c)
+            elif k == 'test':
+                if cur: runs.append((len(cur), nb.name, cur[0].get('id')))
+                cur = []
+    return runs
+
+_COMPAT = re.compile(r'(?i)legacy|^_?old_|_moved$|_renamed$|deprecat')
+_WARNINGS = ('DeprecationWarning', 'PendingDeprecationWarning', 'FutureWarning')
+
+def shims(root, mods) -> list:
+    "Each piece of compatibility code, as 'module: what' (see the module's docstring)."
+    out = []
+    for name, t in mods.items():
+        src = (root/'mtbench'/f'{name}.py').read_text()
+        top = [n for n in t.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        defs = [n for n in top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        reexp = [n for n in top if isinstance(n, ast.ImportFrom) and (n.level or (n.module or '').startswith('mtbench'))]
+        if not defs and reexp: out.append(f"{name}: re-exports other modules' names only")
+        imported = {a.asname or a.name for n in reexp for a in n.names}
+        for n in t.body:
+            if isinstance(n, ast.FunctionDef) and n.name == '__getattr__': out.append(f"{name}: module __getattr__ (line {n.lineno})")
+            if isinstance(n, ast.FunctionDef):
+                body = [b for b in n.body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+                if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(c := body[0].value, ast.Call) and isinstance(c.func, ast.Name) \
+                   and c.func.id in imported and [getattr(a, 'id', None) for a in c.args] == [a.arg for a in n.args.args] and not c.keywords:
+                    out.append(f"{name}: {n.name} is an alias of {c.func.id} (line {n.lineno})")
+            targets = [x for a in ([n] if isinstance(n, (ast.Assign, ast.AnnAssign)) else []) for x in (a.targets if isinstance(a, ast.Assign) else [a.target])]
+            for x in targets + ([n] if isinstance(n, (ast.FunctionDef, ast.ClassDef)) else []):
+                nm = getattr(x, 'id', None) or getattr(x, 'name', None)
+                if nm and _COMPAT.search(nm): out.append(f"{name}: {nm}, kept for old names (line {n.lineno})")
+        for n in ast.walk(t):
+            if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id in _WARNINGS for a in n.args + [k.value for k in n.keywords]):
+                out.append(f"{name}: a deprecation warning (line {n.lineno})")
+        fdefs = [(n.lineno, n.body[0].lineno, n.name) for n in ast.walk(t) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for tk in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tk.type == tokenize.COMMENT and 'deprecated' in tk.string.lower():
+                f = next((nm for a, b, nm in fdefs if a <= tk.start[0] < b), None)
+                if f: out.append(f"{name}: {f} takes a deprecated parameter (line {tk.start[0]})")
+    return out
+
+def module_lines(root) -> list:
+    "[(lines, module)] of the library's modules, longest first (generated helpers left out)."
+    skip = {'_modidx', '__init__', '__main__'}
+    return sorted(((len(p.read_text().splitlines()), p.stem) for p in (root/'mtbench').glob('*.py') if p.stem not in skip), reverse=True)
+
 def figures(root):
     "The figures, and the details behind them."
     mods = modules(root)
     edges = {m: imports(m, t, mods) for m, t in mods.items()}
-    graph = {m: sorted({t for t, _ in e}) for m, e in edges.items()}
+    graph = {m: sorted({t for t, _ in e + string_imports(m, mods[m], mods)}) for m, e in edges.items()}
     private = [f"{m} <- {t}.{x}" for m, e in edges.items() for t, ns in e for x in ns if x.startswith('_') and not x.startswith('__')]
     funcs = [(m, f) for m, t in mods.items() for f in ast.walk(t) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     wide = sorted(((len(params(f)), f"{m}.{f.name}") for m, f in funcs if len(params(f)) > 8), reverse=True)
     mem = [f"{m}.{f.name}" for m, f in funcs if 'memory_limit' in params(f)]
-    cells = exported_cells(root)
+    cells, runs, sizes, shim = exported_cells(root), untested_runs(root), module_lines(root), shims(root, mods)
+    readme = root/'README.md'
     fig = dict(cycles=len(cycles(graph)), private_imports=len(private), wide_functions=len(wide), memory_limit_signatures=len(mem),
-               cell_median=statistics.median(s for s, _ in cells) if cells else 0, cells_over_40=sum(s > 40 for s, _ in cells))
-    return fig, dict(cycles=cycles(graph), private=private, wide=wide, memory_limit=mem, big_cells=sorted((s, nb) for s, nb in cells if s > 40))
+               cell_median=statistics.median(s for s, _ in cells) if cells else 0, cells_over_40=sum(s > 40 for s, _ in cells),
+               untested_run=max((n for n, _, _ in runs), default=0), module_lines=sizes[0][0] if sizes else 0, shims=len(shim),
+               readme_lines=len(readme.read_text().splitlines()) if readme.exists() else 0)
+    return fig, dict(cycles=cycles(graph), private=private, wide=wide, memory_limit=mem, big_cells=sorted((s, nb) for s, nb in cells if s > 40),
+                     runs=sorted((r for r in runs if r[0] > 4), reverse=True), big_modules=[(n, m) for n, m in sizes if n > 800], shims=shim)
 
 if __name__ == '__main__':
     import signal; signal.signal(signal.SIGPIPE, signal.SIG_DFL) # quiet when piped into head
@@ -91,4 +182,7 @@ if __name__ == '__main__':
     for k, f in why['wide']: print(f'  {k} parameters: {f}')
     print('  memory_limit in:', ', '.join(why['memory_limit']) or 'none')
     for s, nb in why['big_cells']: print(f'  exported cell of {s} lines in {nb}')
+    for n, nb, cid in why['runs']: print(f'  {n} exported cells without a test between them in {nb}, from cell {cid}')
+    for n, m in why['big_modules']: print(f'  module {m}: {n} lines')
+    for x in why['shims']: print(f'  shim: {x}')
     if '--check' in sys.argv and any(v > GOALS[k] for k, v in fig.items()): sys.exit(1)
