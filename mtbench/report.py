@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64, functools, hashlib, html, json, math, os, re, tempfile
 from pathlib import Path
 from .data import MTBenchError, Answer, RecordFile, iter_jsonl
-from .runfolder import RunFolder
+from .runfolder import RunFolder, file_stem
 
 # %% auto #0
 __all__ = ['PAGE_DIR', 'markdown_renderer', 'render_markdown', 'embed_json', 'live_judgments', 'run_answers', 'run_questions',
