@@ -1,7 +1,7 @@
 """Check the docs that `nbdev_proc_nbs` wrote to _proc/: every notebook is there, and every public name of the
 library has its API section, with a docstring, and docments for each of its parameters. Also the site's frame:
-nbs/sidebar.yml lists every notebook, index first, then in file order (the reading order), and the Colab
-notebook carries its "Open in Colab" badge for settings.ini's user and repo.
+nbs/sidebar.yml lists every notebook, index first, then in file order (the reading order), and the last notebook
+(the Colab runner) carries its "Open in Colab" badge for settings.ini's user and repo.
 
 Public names: the functions and classes in each module's `__all__`, and the methods its notebook adds to
 public classes with `@patch` (nbdev documents those too). A parameter counts as documented by a docment (a trailing comment) or
@@ -61,8 +61,9 @@ def site_problems(cfg, nbs):
     side = yaml.safe_load((cfg.nbs_path/'sidebar.yml').read_text())['website']['sidebar']['contents']
     want = sorted((str(nb.relative_to(cfg.nbs_path)) for nb in nbs), key=lambda n: (n != 'index.ipynb', n))
     if side != want: res.append(f"nbs/sidebar.yml lists {side}; the notebooks in reading order are {want}")
-    colab = f"https://colab.research.google.com/github/{cfg.user}/{cfg.repo}/blob/{cfg.branch}/{cfg.nbs_path.name}/07_colab.ipynb"
-    if colab not in (cfg.nbs_path/'07_colab.ipynb').read_text(): res.append(f"07_colab.ipynb has no Open in Colab badge linking {colab}")
+    last = want[-1]   # the Colab runner is the last notebook in reading order (the design card's final notebook)
+    colab = f"https://colab.research.google.com/github/{cfg.user}/{cfg.repo}/blob/{cfg.branch}/{cfg.nbs_path.name}/{last}"
+    if colab not in (cfg.nbs_path/last).read_text(): res.append(f"{last} (the last notebook, the Colab runner) has no Open in Colab badge linking {colab}")
     return res
 
 def main():

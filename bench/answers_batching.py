@@ -12,7 +12,7 @@ so a neighbour's load on a shared machine hits both alike.
 import argparse, os, platform, tempfile, time
 from mtbench.data import load_questions
 from mtbench.models import load_model
-from mtbench.answers import generate_answers
+from mtbench.conversation import generate_answers
 from mtbench.backends import auto_batch_size
 from mtbench.settings import Generation
 

@@ -13,7 +13,7 @@ engines take turns, so a neighbour's load on a shared machine hits them alike.
 """
 import argparse, os, platform, tempfile, time
 from mtbench.data import load_questions
-from mtbench.answers import generate_answers
+from mtbench.conversation import generate_answers
 from mtbench.settings import Generation
 from mtbench import engines as E
 

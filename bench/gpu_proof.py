@@ -173,7 +173,7 @@ class Setup:
         from mtbench.memory import estimate_memory, Arch
         from mtbench.settings import Generation
         from mtbench.backends import HFBackend
-        from mtbench.answers import longest_prompt
+        from mtbench.conversation import longest_prompt
         from mtbench.models import MODELS
         from mtbench.random_weights import random_model, seed_config, tiny_config
         self.s, self.gpu, self.error, self.rec = s, gpu, None, {}

@@ -1,5 +1,5 @@
 """Browser test of the Colab runner in two front ends, driven by Playwright with Debian's Chromium: JupyterLab
-(ipywidgets 8, a real notebook page) and Voila, each serving the runner cells of nbs/07_colab.ipynb on 127.0.0.1.
+(ipywidgets 8, a real notebook page) and Voila, each serving the runner cells of nbs/08_colab.ipynb on 127.0.0.1.
 
     python nbs/files/colab/browser_test.py [--screenshot PATH] [--voila-screenshot PATH] [--only lab|voila]
 
@@ -17,7 +17,7 @@ import argparse, json, os, secrets, shutil, signal, socket, subprocess, sys, tem
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-NB = HERE.parent.parent/'07_colab.ipynb'
+NB = HERE.parent.parent/'08_colab.ipynb'
 KEY = 'sk-test-DO-NOT-LEAK-' + secrets.token_hex(8)
 CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                  '--disable-background-networking', '--disable-component-update', '--disable-sync']
