@@ -23,7 +23,8 @@ from mtbench.testing import FakeChatServer
 
 CHILD = """import sys, json
 from mtbench.judge import judge_answers
-s = judge_answers(sys.argv[1], judge='gpt-4.1-nano', base_url=sys.argv[2], concurrency=int(sys.argv[3]))
+from mtbench.settings import JudgeSettings
+s = judge_answers(sys.argv[1], None, JudgeSettings(judge='gpt-4.1-nano', judge_base_url=sys.argv[2], judge_concurrency=int(sys.argv[3])))
 import mtbench; print(json.dumps(dict(judgments=s['total']['judgments'], calls=s.get('calls_made'), seconds=s['seconds'], mtbench=mtbench.__file__)))
 """
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 import json, math, os
 from pathlib import Path
 from .data import MTBenchError, CATEGORIES, PinnedFiles, pinned_file, read_jsonl
-from .settings import RunSettings, JudgeSettings, SettingError
+from .settings import RunSettings, JudgeSettings, Selection, SettingError
 from .analysis import OFFICIAL_CATEGORY, load_judgments
 
 # %% auto #0
-__all__ = ['KEY', 'JUDGE_KEYWORDS', 'PREGENERATED_URL', 'PREGENERATED_JUDGMENTS', 'PREGENERATED_ANSWERS', 'PREGENERATED',
-           'HUMAN_REPO', 'HUMAN_REVISION', 'HUMAN_FILES', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats',
-           'agreement', 'format_agreement', 'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement',
-           'human_agreement', 'votes_from_pairs', 'copy_sample', 'judge_keywords', 'judge_calls', 'in_batches',
-           'rejudge_sample', 'reference_files', 'pregenerated_reference', 'fetch_answers', 'human_votes_dir',
-           'load_human_votes', 'conversations', 'sample_pairs', 'write_answers', 'rejudge_pairs', 'human_table',
-           'reference_judgments', 'reference_sample', 'human_agreement_cli', 'agreement_cli']
+__all__ = ['KEY', 'PREGENERATED_URL', 'PREGENERATED_JUDGMENTS', 'PREGENERATED_ANSWERS', 'PREGENERATED', 'HUMAN_REPO',
+           'HUMAN_REVISION', 'HUMAN_FILES', 'allocate', 'sample_judgments', 'pair_scores', 'score_stats', 'agreement',
+           'format_agreement', 'plot_agreement', 'voter', 'read_votes', 'ballots', 'count_agreement', 'human_agreement',
+           'votes_from_pairs', 'copy_sample', 'check_judging', 'judge_calls', 'in_batches', 'rejudge_sample',
+           'reference_files', 'pregenerated_reference', 'fetch_answers', 'human_votes_dir', 'load_human_votes',
+           'conversations', 'sample_pairs', 'write_answers', 'rejudge_pairs', 'human_table', 'reference_judgments',
+           'reference_sample', 'human_agreement_cli', 'agreement_cli']
 
 # %% ../nbs/05b_agreement.ipynb #735d1ab0
 def _shared(got:dict, k) -> int:
@@ -250,32 +250,28 @@ def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl
         tmp.write_text(''.join(lines), encoding='utf-8'); os.replace(tmp, dst/f'{m}.jsonl')
     return want
 
-# %% ../nbs/05b_agreement.ipynb #88197f3a
-JUDGE_KEYWORDS = dict(judge='judge', judge_base_url='base_url', judge_api_key_env='api_key_env', judge_rpm='rpm', judge_tpm='tpm',
-                      judge_concurrency='concurrency', judge_max_tokens='max_tokens', judge_price='prices', judge_prompts='judge_prompts',
-                      score_mode='score_mode', reference='reference', judge_timeout='judge_timeout', batch='batch', batch_wait='batch_wait') # JudgeSettings field -> judge_answers keyword
-
 # %% ../nbs/05b_agreement.ipynb #18d3635e
-def judge_keywords(js:JudgeSettings, # the judge settings
-                  ) -> dict:
-    "`judge_answers` keywords for the judge settings that are set; a rubric or a pairwise mode is a `SettingError`."
+def check_judging(js:JudgeSettings, # the judge settings
+                 ) -> JudgeSettings:
+    "`js`, the judge an agreement can use; a rubric, a pairwise mode, samples or an engine is a `SettingError`."
     if js.judge_rubric: raise SettingError('judge_rubric', js.judge_rubric, 'agreement compares 1-10 ratings with GPT-4: leave the rubric out')
     if js.mode != 'single': raise SettingError('mode', js.mode, 'agreement compares single-answer ratings: use single')
     if js.judge_samples != 1: raise SettingError('judge_samples', js.judge_samples, "agreement compares one rating per answer turn with the reference's: use 1 (samples are for mtbench judge and run)")
     if js.judge_engine != 'transformers': raise SettingError('judge_engine', js.judge_engine, 'agreement runs a local judge in-process: use transformers, or serve it yourself and give judge_base_url')
-    return {kw: getattr(js, f) for f, kw in JUDGE_KEYWORDS.items() if getattr(js, f) not in (None, getattr(JudgeSettings(), f))}
+    return js
 
 # %% ../nbs/05b_agreement.ipynb #9bad40f8
 def judge_calls(output_dir:str|Path, # the run folder holding the answer files
                 calls:list, # (model_list, question_ids) of each `judge_answers` call
-                kw:dict, # the judge's `judge_answers` keywords (`judge_keywords`), and data_dir
+                judging:JudgeSettings, # the judge (`check_judging`)
+                data_dir:str|None=None, # the benchmark's data (default: MTBENCH_DATA_DIR, else the download cache)
                 dry_run:bool=False, # price and write the requests, call nothing
                ) -> list:
     "`judge_answers` once per call, its summaries; a dry run's requests of every call kept together in the requests file."
     from mtbench import judge as J
     sums, reqs = [], {}
     for models, qids in calls:
-        sums.append(J.judge_answers(output_dir, models, question_ids=qids, **kw, **({'dry_run': True} if dry_run else {})))
+        sums.append(J.judge_answers(output_dir, models, judging, Selection(data_dir=data_dir, question_ids=qids), dry_run=dry_run))
         if dry_run: reqs.setdefault(sums[-1]['requests_file'], []).append(Path(sums[-1]['requests_file']).read_text(encoding='utf-8'))
     for f, texts in reqs.items(): Path(f).write_text(''.join(texts), encoding='utf-8')
     return sums
@@ -296,8 +292,8 @@ def rejudge_sample(reference_dir:str|Path, # the reference run folder: model_ans
                   ) -> tuple:
     "Grade the sampled answers with your judge: (its judgments of the sampled turns, the judge's summaries)."
     import pandas as pd
-    kw = {**judge_keywords(judging or JudgeSettings()), **({'data_dir': data_dir} if data_dir else {})} # judge_answers checks their values
-    sums = judge_calls(output_dir, [([m], q) for m, q in copy_sample(reference_dir, sample, output_dir).items()], kw, dry_run)
+    js = check_judging(judging or JudgeSettings())
+    sums = judge_calls(output_dir, [([m], q) for m, q in copy_sample(reference_dir, sample, output_dir).items()], js, data_dir, dry_run)
     if dry_run or in_batches(sums): return sample.iloc[:0], sums # nothing judged yet, or not all of it
     judged = pd.concat([load_judgments(judgment_file=f)['single'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
     return judged.merge(sample[KEY].drop_duplicates(), on=KEY), sums
@@ -453,10 +449,10 @@ def rejudge_pairs(votes:list, # the study's votes, which carry the answers (peop
                  ) -> tuple:
     "Your judge's verdicts on the sampled pairs, both orders: (its votes, in the study's schema, the judge's summaries)."
     import pandas as pd
-    kw = {**judge_keywords((judging or JudgeSettings()).update(mode='single')), 'mode': 'pairwise-all', **({'data_dir': data_dir} if data_dir else {})}
+    js = check_judging((judging or JudgeSettings()).update(mode='single')).update(mode='pairwise-all')
     write_answers(conversations(votes), pairs, output_dir)
     calls = [([a, b], sorted(int(q) for q in g.question_id)) for (a, b), g in pairs.groupby(['model_a', 'model_b'])]
-    sums = judge_calls(output_dir, calls, kw, dry_run)
+    sums = judge_calls(output_dir, calls, js, data_dir, dry_run)
     if dry_run or in_batches(sums): return [], sums
     recs = pd.concat([load_judgments(judgment_file=f)['pair'] for f in dict.fromkeys(s['judgment_file'] for s in sums)], ignore_index=True)
     want = set(map(tuple, pairs.values.tolist()))

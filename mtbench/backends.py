@@ -8,7 +8,7 @@ import asyncio, concurrent.futures, functools, hashlib, os, re, sys, time
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .settings import BACKENDS, Generation, SettingError, legacy
+from .settings import BACKENDS, Generation, SettingError
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, connect_failure, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
 from .runfolder import redact_url, file_stem, secret_env, key_like
 
@@ -632,10 +632,9 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
                  gen:Generation|None=None, # the engine or endpoint, batch size, memory and generation settings
                  model_id:str|None=None, # name of the answer file (default: from the model)
                  prompt_tokens:int|None=None, # the longest prompt expected (sizes the memory plan; default 1024)
-                 **kw, # deprecated: the old keyword settings (model_base_url=, engine=, batch_size=, memory_limit=, ...)
                 ) -> tuple:
     "A backend for `model`, and whether it was made here (so the caller closes it)."
-    gen = legacy(Generation, gen, kw, 'make_backend')
+    gen = gen if gen is not None else Generation()
     if isinstance(model, Backend): return model, False
     gen = gen.update(batch_size=batch_flag(gen.batch_size))
     if gen.model_base_url:

@@ -9,7 +9,7 @@ from pathlib import Path
 from fastcore.foundation import L
 from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
 from .runfolder import RunFolder, redact_url, writable
-from .settings import Generation, RunSettings, SettingError, legacy
+from .settings import Generation, RunSettings, SettingError
 from .backends import Completion, NotSent, make_backend
 from .benchmark import Benchmark, own_history, get_benchmark
 
@@ -112,10 +112,9 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
                      progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
                      bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default: MT-bench's way of asking)
                      model_id:str|None=None, # name of the answer file (default: from the model)
-                     **kw, # deprecated: the old keyword settings (model_base_url=, num_choices=, max_new_tokens=, batch_size=, ...)
                     ) -> dict:
     "Answer `questions` with `model`, every turn of each, appending each finished question to its answer file; resumable."
-    gen = legacy(Generation, gen, kw, 'generate_answers')
+    gen = gen if gen is not None else Generation()
     questions = L(questions)
     if not questions: raise MTBenchError("no questions selected; check categories, question_ids and max_questions")
     for k in ('num_choices', 'max_new_tokens'):
@@ -255,12 +254,11 @@ def _print_summary(info:dict):
 def answers_cli(run:RunSettings, # the run's settings: output_dir, selection and generation
                 model:str=None, # registry name, Hugging Face id, folder or adapter folder; with model_base_url the served model's name
                 model_id:str=None, # name of the answer file (default: from the model)
-                question_file:str=None, # the same as questions (its older name)
                ):
     "Generate a model's answers to every turn of a benchmark's questions (MT-bench's by default); resumable."
     if not model: raise SettingError('model', model, "give a registry name (`mtbench models`), Hugging Face id or folder")
     sel, gen = run.selection.check(), run.generation.check()
-    bench = get_benchmark(sel.benchmark, sel.questions or question_file)
+    bench = get_benchmark(sel.benchmark, sel.questions)
     qs = bench.questions(sel.data_dir, sel.categories, sel.question_ids, sel.max_questions)
     info = generate_answers(model, qs, bench.folder(run.output_dir), gen, bench=bench, model_id=model_id)
     _print_summary(info)

@@ -10,20 +10,20 @@ from dataclasses import dataclass, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .memory import Arch, GB, default_device, device_free_gb, to_gb, positional
+from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port
-from .settings import BACKENDS, Generation, SettingError, legacy
+from .settings import BACKENDS, Generation, SettingError
 from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
                               has_chat_template, strip_think, row_seed, special_tokens, listify)
 from .client import CallFailed, describe_error, run_sync
 
 # %% auto #0
 __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
-           'ENGINE_CHOICES', 'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines',
-           'install_hint', 'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores',
-           'llama_threads', 'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta',
-           'gguf_scalar', 'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend',
-           'auto_backend', 'engine_judge_name', 'judge_engine']
+           'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint',
+           'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores', 'llama_threads',
+           'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_scalar',
+           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend',
+           'engine_judge_name']
 
 # %% ../nbs/02d_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
@@ -160,10 +160,9 @@ def plan_engine(engine:str, # llama.cpp or vllm
                 device:str='cpu', # cpu or cuda
                 prompt_tokens:int=1024, # the longest prompt expected
                 total_gb:float|None=None, # the GPU's whole memory (vLLM's utilization is a share of it)
-                **kw, # deprecated: the old keyword settings (memory_limit=, batch_size=, max_new_tokens=)
                ) -> EnginePlan:
     "Slots and context for `engine` serving `arch` within `gen.memory_limit`."
-    gen = legacy(Generation, gen, kw, 'plan_engine')
+    gen = gen if gen is not None else Generation()
     seq = min(prompt_tokens + gen.new_tokens(), arch.context)
     per_seq, weights = kv_bytes_per_token(arch)*seq/GB, weights_bytes/GB
     limit = gen.memory_limit if gen.memory_limit is not None else device_free_gb(device)
@@ -545,11 +544,10 @@ def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Fac
                  prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
                  threads:int|None=None, # llama.cpp's CPU threads (default: the idle cores, `llama_threads`)
                  timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
-                 **kw, # deprecated: the old keyword settings (engine=, memory_limit=, batch_size=, num_gpus=, dtype=, max_new_tokens=)
                 ) -> EngineBackend|None:
     "Start the engine `gen.engine` for `model` and return its backend; None when the engine is transformers (in-process)."
     from mtbench.models import resolve_model, default_model_id
-    gen = legacy(Generation, positional(gen, (), ['engine'], kw), kw, 'start_engine')
+    gen = gen if gen is not None else Generation()
     name, why = choose_engine(gen.engine, model, device)
     log.info(f"engine: {name} ({why})" if gen.engine == 'auto' else f"engine: {name}")
     if name == 'transformers': return None
@@ -595,8 +593,6 @@ def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Fac
     be.engine_info = {'engine': 'transformers', 'chosen': choose_engine('auto', model)[1]}
     return be
 
-ENGINE_CHOICES = tuple(BACKENDS) # the engines' names, as the registry has them
-
 # %% ../nbs/02d_engines.ipynb #721abcad
 def engine_judge_name(judge:str, # the judge's name
                       engine:str='transformers', # what runs a local judge
@@ -609,23 +605,3 @@ def engine_judge_name(judge:str, # the judge's name
     name, _ = choose_engine(engine, model)
     if name == 'transformers': return judge
     return f"{Path(model).stem if model.endswith('.gguf') else model.rstrip('/').split('/')[-1]}@{name}"
-
-# %% ../nbs/02d_engines.ipynb #7f6f7e40
-@contextlib.contextmanager
-def judge_engine(judge:str, # the judge's name: only `local:MODEL` judges run on an engine
-                 gen:Generation|None=None, # engine (the judge's: transformers yields None), memory_limit, num_gpus, max_new_tokens (the judge's output limit, default 2048)
-                 *args, # deprecated: the old positional memory_limit, num_gpus, max_tokens after the engine
-                 prompt_tokens:int=3072, # the longest judge prompt expected (sizes the plan)
-                 **kw, # deprecated: the old keyword settings (engine=, memory_limit=, num_gpus=, max_tokens=)
-                ):
-    "Serve local judge `judge` with `gen.engine` while the block runs; yields its `EngineBackend`, or None to judge in-process."
-    if 'max_tokens' in kw: kw['max_new_tokens'] = kw.pop('max_tokens')
-    gen = legacy(Generation, positional(gen, args, ['engine', 'memory_limit', 'num_gpus', 'max_new_tokens'], kw), kw, 'judge_engine')
-    be, name = None, engine_judge_name(judge, gen.engine)
-    if name != judge:
-        model, eng = judge[len('local:'):], name.rsplit('@', 1)[1]
-        log.info(f"judge {judge}: served by {eng}, judgments recorded as {name}")
-        be = start_engine(model, gen.update(engine=eng, max_new_tokens=gen.new_tokens(2048)), model_id=name, prompt_tokens=prompt_tokens)
-    try: yield be
-    finally:
-        if be is not None: be.close()

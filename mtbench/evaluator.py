@@ -348,12 +348,3 @@ def log_wandb(project:str, # the W&B project
     where = run.url or run.dir
     run.finish()
     return where
-
-# %% ../nbs/05_evaluator.ipynb #8f2336a7
-#| eval: false
-_MOVED = ('main', 'console', 'run_cli', 'COMMANDS', 'ALIASES', 'VALUE_ALIASES', 'read_config')
-
-def __getattr__(name:str): # a name this module used to have
-    if name not in _MOVED: raise AttributeError(f"module 'mtbench.evaluator' has no attribute {name!r}")
-    warnings.warn(f"mtbench.evaluator.{name} moved to mtbench.cli.{name}", DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module('mtbench.cli'), name)

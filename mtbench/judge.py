@@ -13,7 +13,7 @@ from fastcore.script import Param
 from aiolimiter import AsyncLimiter
 from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgment, RecordFile, hold_folder,
                           load_questions, load_reference_answers, load_judge_prompts, iter_jsonl, answer_problem)
-from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, legacy, MAX_JUDGE_SAMPLES, KEY_NOT_NAME
+from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, MAX_JUDGE_SAMPLES, KEY_NOT_NAME
 from .runfolder import RunFolder, file_stem, writable, redact_url, secret_env, key_like
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, connect_failure, run_sync
 from .benchmark import MT_BENCH, get_benchmark
@@ -22,13 +22,12 @@ from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_bat
 # %% auto #0
 __all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'DEFAULT_API_JUDGE',
            'DEFAULT_LOCAL_JUDGE', 'MAX_TOKENS', 'LOCAL_MAX_TOKENS', 'REASONING_MAX_TOKENS', 'PRICES', 'RATE_LIMITS',
-           'RUBRIC_JUDGES', 'OLD_JUDGE_NAMES', 'RATING_MARKER', 'OLD_SELECTION_NAMES', 'USUAL_USD', 'ASK_ABOVE_USD',
-           'USUAL_CALL_TOKENS', 'PROMETHEUS_SOURCE', 'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT',
-           'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF', 'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS',
-           'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT', 'prompt_name', 'single_user_prompt', 'pair_user_prompt',
-           'judge_messages', 'JudgeTask', 'plan_judgments', 'sample_tasks', 'parse_rating', 'parse_verdict',
-           'is_reasoning_model', 'judge_file_name', 'lookup', 'JudgeSpec', 'legacy_judging', 'resolve_judge',
-           'RateGate', 'Reply', 'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs',
+           'RUBRIC_JUDGES', 'RATING_MARKER', 'USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'PROMETHEUS_SOURCE',
+           'PROMETHEUS_ABS_SYSTEM_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT', 'PROMETHEUS_ABSOLUTE_PROMPT_WO_REF',
+           'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
+           'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
+           'sample_tasks', 'parse_rating', 'parse_verdict', 'is_reasoning_model', 'lookup', 'JudgeSpec',
+           'resolve_judge', 'RateGate', 'Reply', 'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs',
            'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary',
            'served_judge', 'confirm_cost', 'run_estimate', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric',
            'rubric_messages']
@@ -249,12 +248,6 @@ def is_reasoning_model(name:str, # a model name, possibly dated or with a provid
     "Whether `name` is an OpenAI reasoning model (gpt-5*, o1*, o3*, o4*), which rejects temperature and max_tokens."
     return bool(re.match(r'(gpt-5|o[1-9])(\b|-|$)', _base_name(name)))
 
-# %% ../nbs/04_judge.ipynb #27783647
-def judge_file_name(judge:str, # a judge name
-                   ) -> str:
-    "`judge` as a file-name stem: 'gpt-4' stays 'gpt-4', 'local:smollm2-135m' becomes 'local_smollm2-135m' (`mtbench.runfolder.file_stem`)."
-    return file_stem(judge)
-
 # %% ../nbs/04_judge.ipynb #1051f8b9
 PRICES = { # model prefix: (dollars per 1M input tokens, per 1M output tokens)
     'gpt-4.1-nano': (0.10, 0.40), 'gpt-4.1-mini': (0.40, 1.60), 'gpt-4.1': (2.00, 8.00),
@@ -313,17 +306,6 @@ def params(self:JudgeSpec) -> dict:
     if self.sample > 1: p['temperature'] = SAMPLE_TEMPERATURE # judge_samples: samples 2..K must be able to differ
     return p
 
-# %% ../nbs/04_judge.ipynb #ecbe11d7
-OLD_JUDGE_NAMES = dict(base_url='judge_base_url', api_key_env='judge_api_key_env', rpm='judge_rpm', tpm='judge_tpm', concurrency='judge_concurrency',
-                       max_tokens='judge_max_tokens', prices='judge_price', rubric='judge_rubric') # the old keywords of the judge's settings
-
-def legacy_judging(judging:JudgeSettings|None, # the settings given, or None
-                   kw:dict, # old keywords: judge, mode, base_url, rpm, prices, rubric ... (see `OLD_JUDGE_NAMES`)
-                   where:str, # the function, for the warning
-                  ) -> JudgeSettings:
-    "`judging` with settings passed the old way, as keywords, folded in (a `DeprecationWarning`)."
-    return legacy(JudgeSettings, judging, {OLD_JUDGE_NAMES.get(k, k): v for k, v in kw.items()}, where)
-
 # %% ../nbs/04_judge.ipynb #41c1b77b
 def _default_judge(j:JudgeSettings) -> str:
     "The judge when none is named: the API default with a key, else the offline local one."
@@ -351,10 +333,9 @@ def _check_reach(spec:JudgeSpec, need_key:bool):
 # %% ../nbs/04_judge.ipynb #4c94898d
 def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, score mode and rubric (default: the default judge)
                   need_key:bool=True, # False for a dry run, which calls nothing
-                  **kw, # deprecated: the old keywords (judge, base_url, api_key_env, max_tokens, score_mode, rubric)
                  ) -> JudgeSpec:
     "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied."
-    j = legacy_judging(judging, kw, 'resolve_judge')
+    j = judging if judging is not None else JudgeSettings()
     if key_like(j.judge_api_key_env): raise SettingError('judge_api_key_env', '***', KEY_NOT_NAME) # before anything could print it
     if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
     judge = j.judge or _default_judge(j)
@@ -826,17 +807,6 @@ class Watch:
     stop: threading.Event|None = None # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
     confirm: object = None # called with the estimate ({calls, cost_usd}) before the first call; raises to stop the run (`confirm_cost`)
 
-# %% ../nbs/04_judge.ipynb #36529c32
-OLD_SELECTION_NAMES = ('data_dir', 'question_ids', 'categories', 'max_questions', 'benchmark', 'questions') # `judge_answers`'s old keywords of the `Selection`
-
-def _settings_of(judging, selection, watch, kw):
-    "`judge_answers`'s settings and hooks, with its old keywords folded in (each with a `DeprecationWarning`)."
-    sel, hooks = {k: kw.pop(k) for k in OLD_SELECTION_NAMES if k in kw}, {k: kw.pop(k) for k in ('progress', 'stop') if k in kw}
-    if hooks:
-        import warnings
-        warnings.warn(f"judge_answers({', '.join(f'{k}=' for k in hooks)}...) is deprecated: pass watch=Watch(...)", DeprecationWarning, stacklevel=3)
-    return legacy_judging(judging, kw, 'judge_answers'), legacy(Selection, selection, sel, 'judge_answers'), replace(watch or Watch(), **hooks)
-
 # %% ../nbs/04_judge.ipynb #eaa0783b
 def _checked(j:JudgeSettings) -> JudgeSettings:
     "The settings `judge_answers` reads, checked; the baseline of pairwise-baseline filled in (gpt-3.5-turbo, as FastChat)."
@@ -989,11 +959,10 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
                   gen:Generation|None=None, # what a local judge in-process runs with: its memory_limit and dtype
                   dry_run:bool=False, # count, price and write the requests; call nothing
                   watch:Watch|None=None, # the caller's progress bar class and stop event
-                  **kw, # deprecated: the old keywords (judge, mode, base_url, rpm, ..., data_dir, question_ids, ..., progress, stop)
                  ) -> dict:
     "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
     t0 = time.monotonic()
-    judging, selection, watch = _settings_of(judging, selection, watch, kw)
+    judging, selection, watch = judging or JudgeSettings(), selection or Selection(), watch or Watch()
     job = _start(output_dir, model_list, judging, selection, dry_run)
     with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
         summary = _summary(_plan(job, selection.data_dir), dry_run)
@@ -1044,8 +1013,9 @@ def served_judge(spec:JudgeSpec, # the resolved judge
     name, eng = engines.engine_judge_name(spec.name, j.judge_engine), None
     if name != spec.name:
         log.info(f"judge {spec.name}: served by {name.rsplit('@', 1)[1]}, judgments recorded as {name}")
-        eng = engines.start_engine(spec.model, name.rsplit('@', 1)[1], model_id=name, memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
-                                   prompt_tokens=3072, max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS))
+        eg = Generation(engine=name.rsplit('@', 1)[1], memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
+                        max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS)) # the judge's engine: only the run's memory settings
+        eng = engines.start_engine(spec.model, eg, model_id=name, prompt_tokens=3072)
     try: yield eng, _reaching(j, spec, eng)
     finally:
         if eng is not None: eng.close()

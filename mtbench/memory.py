@@ -10,14 +10,14 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .settings import Generation, SettingError, legacy
+from .settings import Generation, SettingError
 
 # %% auto #0
 __all__ = ['GB', 'MALLOC_MMAP_THRESHOLD', 'MALLOC_TRIM_THRESHOLD', 'DTYPE_BYTES', 'QUANT_BYTES', 'DTYPE_ALIASES', 'RUNTIME_GB',
            'ACT_FACTOR', 'BF16_CAPABILITY', 'to_gb', 'cpu_memory', 'torch_cuda', 'gpu_memory', 'memory_snapshot',
            'reset_peaks', 'MemoryMonitor', 'free_memory', 'release', 'keep_freed_memory', 'Arch', 'count_params',
            'norm_dtype', 'norm_quantization', 'runtime_gb', 'MemoryEstimate', 'estimate_memory', 'default_device',
-           'device_free_gb', 'cpu_has_bf16', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'positional', 'plan_memory']
+           'device_free_gb', 'cpu_has_bf16', 'dtype_choice', 'best_dtype', 'MemoryPlan', 'plan_memory']
 
 # %% ../nbs/01_memory.ipynb #591e23f1
 GB = 2**30 # bytes in a GB as this module counts (GiB)
@@ -395,18 +395,6 @@ def _candidates(device, dtype, quantization):
     if on_cuda: return [(dt, q) for q in ('none', '8bit', '4bit')]
     return [(dt, 'none')] + ([('bfloat16', 'none')] if dtype is None and dt == 'float32' else [])
 
-# %% ../nbs/01_memory.ipynb #b7aeb14f
-def positional(gen, # a `Generation`, or the first of a call's old positional settings
-               args:tuple, # the old positional settings after it
-               names:list, # their names, in the old order
-               kw:dict, # the old keyword settings: the positional ones are added
-              ):
-    "A call from before `Generation`: its positional settings moved into `kw`; returns the `Generation` given, or None."
-    if gen is not None and not isinstance(gen, Generation): gen, args = None, (gen, *args)
-    if len(args) > len(names): raise TypeError(f"{len(args)} positional settings; at most {len(names)}: {', '.join(names)}")
-    kw.update(zip(names, args))
-    return gen
-
 # %% ../nbs/01_memory.ipynb #dd7e207b
 def _budget(device, limit_gb):
     "GB the model may use: `limit_gb`, else what is free on `device` plus the runtime (up already, so not in what is free)."
@@ -432,14 +420,12 @@ def _largest(fits, # fits(b): whether a batch of b fits
 def plan_memory(arch:Arch, # the model's figures
                 device:str|None=None, # cuda, cuda:N, mps or cpu (default: the best there is)
                 gen:Generation|None=None, # memory_limit, dtype, quantization, batch_size (a number: check it, auto: find the largest) and max_new_tokens
-                *args, # deprecated: the old positional memory_limit, dtype, quantization, batch_size
                 prompt_tokens:int=1024, # longest prompt
                 max_batch:int=64, # never plan a larger batch
                 headroom:float=0.9, # fraction of the budget the estimate may fill
-                **kw, # deprecated: the old keyword settings (memory_limit=, dtype=, quantization=, batch_size=, max_new_tokens=)
                ) -> MemoryPlan:
     "The best precision and largest batch for `arch` within `gen.memory_limit` GB on `device`."
-    gen = legacy(Generation, positional(gen, args, ['memory_limit', 'dtype', 'quantization', 'batch_size'], kw), kw, 'plan_memory')
+    gen = gen if gen is not None else Generation()
     device = device or default_device()
     dtype, quantization = norm_dtype(gen.dtype), norm_quantization(gen.quantization)
     batch = None if gen.batch_size in (None, 'auto', '') else int(gen.batch_size)

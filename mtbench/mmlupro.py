@@ -12,7 +12,7 @@ from fastcore.foundation import L
 from .data import MTBenchError, Question, RecordFile, StorageError, Record, hold_folder, log, sha256_file
 from .benchmark import Benchmark, register
 from .runfolder import RunFolder, RunLoop, library_versions
-from .settings import SettingError, Selection, Generation, JudgeSettings, MMLUProSettings, RunSettings, GROUPS, legacy
+from .settings import SettingError, Selection, Generation, JudgeSettings, MMLUProSettings, RunSettings, GROUPS
 
 # %% auto #0
 __all__ = ['MMLUPRO_REPO', 'MMLUPRO_REVISION', 'CATEGORIES', 'LETTERS', 'TEST_SIZE', 'SHOTS', 'COLUMNS', 'INITIAL_PROMPT',
@@ -543,19 +543,6 @@ def check_run(run:RunSettings, # the run's settings
     _check_sample(s.samples_per_category)
     return run
 
-# %% ../nbs/04h_mmlupro.ipynb #7922336f
-_OLD_GROUPS = dict(selection=Selection, generation=Generation, mmlupro=MMLUProSettings) # the groups the old keywords belonged to
-
-def _legacy_run(run, kw:dict, where:str='evaluate_mmlupro') -> RunSettings:
-    "`run` (or, the old way, the models) updated with the settings given as keywords, each group through `legacy`."
-    if isinstance(run, RunSettings) and not kw: return run
-    if not isinstance(run, RunSettings): run, kw = None, ({'models': run} if run is not None else {}) | kw
-    kw = dict(kw)
-    run = legacy(RunSettings, run, {k: kw.pop(k) for k in ('models', 'output_dir') if k in kw}, where)
-    parts = {g: legacy(c, getattr(run, g), {f.name: kw.pop(f.name) for f in fields(c) if f.name in kw}, where) for g, c in _OLD_GROUPS.items()}
-    if kw: raise TypeError(f"{where}() got an unexpected keyword argument {next(iter(kw))!r}")
-    return replace(run, **parts)
-
 # %% ../nbs/04h_mmlupro.ipynb #ef329002
 @dataclass
 class MMLUProJob:
@@ -666,10 +653,9 @@ def evaluate_mmlupro(run:RunSettings|None=None, # models, output_dir, selection 
                      *, command:str|None=None, # the command line, for run.json
                      progress=True, # progress bars: True (tqdm's), False, or a tqdm-like class
                      hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
-                     **kw, # deprecated: the old keywords (models=, output_dir=, data_dir=, samples_per_category=, engine=, ...)
                     ) -> dict:
     "MMLU-Pro for the run's models: answers, extraction and accuracy with intervals; resumable. Returns the table, run.json's content and the folder."
-    run = check_run(_legacy_run(run, kw))
+    run = check_run(run if run is not None else RunSettings())
     job = prepare_mmlupro(run, hub_cache)
     with RunFolder(job.folder).hold('mtbench mmlu-pro'): return _run(run, job, command, progress)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from .data import MTBenchError, log, cache_dir, sha256_file
 from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
-from .settings import Generation, RunSettings, SettingError, legacy
+from .settings import Generation, RunSettings, SettingError
 
 # %% auto #0
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ROW_SDPA', 'ENDED', 'ModelSpec', 'ModelSource', 'resolve_model',
@@ -493,10 +493,9 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
                revision:str|None=None, # hub branch, tag or commit
                model_id:str|None=None, # name for model_answer/{model_id}.jsonl (default: from `name`)
                max_batch:int=64, # never plan a larger batch
-               **kw, # deprecated: the old keyword settings (dtype=, quantization=, memory_limit=, attn=, batch_size=, max_new_tokens=)
               ) -> LoadedModel:
     "Load model `name` with the best dtype, quantization and attention that fit the memory budget."
-    gen = legacy(Generation, gen, kw, 'load_model')
+    gen = gen if gen is not None else Generation()
     src = resolve_model(name)
     device = _load_device(device)
     plan = plan_memory(model_arch(src, revision), device, gen, prompt_tokens=prompt_tokens, max_batch=max_batch)
