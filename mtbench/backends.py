@@ -8,7 +8,7 @@ import asyncio, concurrent.futures, functools, hashlib, os, re, sys, time
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .settings import BACKENDS, Generation, SettingError
+from .settings import Generation, SettingError
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, connect_failure, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
 from .runfolder import redact_url, file_stem, secret_env, key_like
 
@@ -16,7 +16,7 @@ from .runfolder import redact_url, file_stem, secret_env, key_like
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
            'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'growing_layer',
-           'KeptRow', 'EndpointBackend', 'NotSent', 'transformers_backend', 'make_backend']
+           'KeptRow', 'EndpointBackend', 'NotSent', 'transformers_backend']
 
 # %% ../nbs/02c_backends.ipynb #0917f598
 class Backend:
@@ -617,7 +617,6 @@ def generate(self:EndpointBackend, conversations:list, # OpenAI-style message li
     return list(self.run_asking(lambda ask: asyncio.gather(*[ask(c, t, s) for c, t, s in asks]), max_new_tokens))
 
 # %% ../nbs/02c_backends.ipynb #f10ec7ca
-@BACKENDS.register('transformers')
 def transformers_backend(model:str, # a registry name, Hugging Face id, folder or adapter folder
                          gen:Generation, # dtype, quantization, memory_limit, attn, batch_size and max_new_tokens
                          model_id:str|None=None, # name of the answer file (default: from the model)
@@ -626,21 +625,3 @@ def transformers_backend(model:str, # a registry name, Hugging Face id, folder o
     "The in-process transformers backend: `model` loaded within the memory plan."
     from mtbench.models import load_model
     return HFBackend(load_model(model, gen, prompt_tokens=prompt_tokens, model_id=model_id), gen.batch_size)
-
-# %% ../nbs/02c_backends.ipynb #90510ce7
-def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a backend, or with `model_base_url` the served model's name
-                 gen:Generation|None=None, # the engine or endpoint, batch size, memory and generation settings
-                 model_id:str|None=None, # name of the answer file (default: from the model)
-                 prompt_tokens:int|None=None, # the longest prompt expected (sizes the memory plan; default 1024)
-                ) -> tuple:
-    "A backend for `model`, and whether it was made here (so the caller closes it)."
-    gen = gen if gen is not None else Generation()
-    if isinstance(model, Backend): return model, False
-    gen = gen.update(batch_size=batch_flag(gen.batch_size))
-    if gen.model_base_url:
-        if gen.engine in ('llama.cpp', 'vllm'):
-            raise SettingError('engine', gen.engine, 'it starts a server of its own: drop model_base_url, or the engine to use the server there')
-        return EndpointBackend(gen.model_base_url, str(model), gen.api_key_env, gen.concurrency, gen.request_timeout or 600, model_id=model_id), False
-    if hasattr(model, 'tokenizer') and hasattr(model, 'plan'): return HFBackend(model, gen.batch_size), False # a `LoadedModel`
-    args = (str(model), gen, model_id, prompt_tokens or 1024)
-    return (BACKENDS[gen.engine](*args) or BACKENDS['transformers'](*args)), True

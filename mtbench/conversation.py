@@ -10,7 +10,8 @@ from fastcore.foundation import L
 from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
 from .runfolder import RunFolder, redact_url, writable
 from .settings import Generation, RunSettings, SettingError
-from .backends import Completion, NotSent, make_backend
+from .backends import Completion, NotSent
+from .registry import make_backend
 from .benchmark import Benchmark, own_history, get_benchmark
 
 # %% auto #0

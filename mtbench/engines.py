@@ -12,9 +12,9 @@ from fastcore.basics import patch
 from .data import MTBenchError, log
 from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port
-from .settings import BACKENDS, Generation, SettingError
+from .settings import Generation, SettingError, known_engine
 from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
-                              has_chat_template, strip_think, row_seed, special_tokens, listify)
+                              has_chat_template, strip_think, row_seed, special_tokens, listify, transformers_backend)
 from .client import CallFailed, describe_error, run_sync
 
 # %% auto #0
@@ -93,7 +93,7 @@ def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto
                  ) -> tuple:
     "The engine that answers with `model` on `device`, and why."
     from mtbench.models import resolve_model
-    BACKENDS[engine] # a registered engine, else the error lists them
+    known_engine(engine) # else the error lists them
     if engine == 'transformers': return 'transformers', 'asked for'
     device = device or default_device()
     src = resolve_model(model)
@@ -561,7 +561,6 @@ def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Fac
     return be
 
 # %% ../nbs/02d_engines.ipynb #769ad111
-@BACKENDS.register('llama.cpp')
 def llama_cpp_backend(model:str, # a .gguf file, or a registry name with one
                       gen:Generation, # memory_limit, batch_size (slots) and max_new_tokens
                       model_id:str|None=None, # the answer file's name (default: from the model)
@@ -571,7 +570,6 @@ def llama_cpp_backend(model:str, # a .gguf file, or a registry name with one
     return start_engine(model, gen.update(engine='llama.cpp'), model_id, prompt_tokens=prompt_tokens)
 
 # %% ../nbs/02d_engines.ipynb #785393e3
-@BACKENDS.register('vllm')
 def vllm_backend(model:str, # a Hugging Face id or folder
                  gen:Generation, # memory_limit, batch_size (sequences), num_gpus, dtype and max_new_tokens
                  model_id:str|None=None, # the answer file's name (default: from the model)
@@ -581,7 +579,6 @@ def vllm_backend(model:str, # a Hugging Face id or folder
     return start_engine(model, gen.update(engine='vllm'), model_id, prompt_tokens=prompt_tokens)
 
 # %% ../nbs/02d_engines.ipynb #a2444d9a
-@BACKENDS.register('auto')
 def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Face id
                  gen:Generation, # the memory and generation settings
                  model_id:str|None=None, # the answer file's name (default: from the model)
@@ -589,7 +586,7 @@ def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Fac
                 ):
     "The fastest engine installed for `model` on this device (`choose_engine`), or the transformers backend; run.json records which and why."
     if (be := start_engine(model, gen.update(engine='auto'), model_id, prompt_tokens=prompt_tokens)) is not None: return be
-    be = BACKENDS['transformers'](model, gen, model_id, prompt_tokens)
+    be = transformers_backend(model, gen, model_id, prompt_tokens)
     be.engine_info = {'engine': 'transformers', 'chosen': choose_engine('auto', model)[1]}
     return be
 

@@ -218,7 +218,7 @@ MAX_MODEL_LENGTH = 4096 # their vLLM context: worked examples are dropped while 
 MAX_NEW_TOKENS = {'plain': 2048, 'chat': 4000} # their local script's max_new_tokens; their API script's max_tokens
 
 # %% ../nbs/04h_mmlupro.ipynb #87cd877b
-def prompt_format(backend, # a backend from `mtbench.backends.make_backend`
+def prompt_format(backend, # a backend from `mtbench.registry.make_backend`
                   fmt:str='auto', # auto, plain or chat
                  ) -> str:
     "How `backend` is asked: 'plain' (a completion prompt) or 'chat' (one user message)."
@@ -403,7 +403,7 @@ def _todo(have, items, shots, fmt, max_new_tokens) -> tuple:
     return digest, sorted((it for it in items if it.question_id not in done), key=lambda it: len(it.question) + sum(map(len, it.options)))
 
 # %% ../nbs/04h_mmlupro.ipynb #23768338
-def answer_items(backend, # a backend from `mtbench.backends.make_backend`
+def answer_items(backend, # a backend from `mtbench.registry.make_backend`
                  items:list, # the `Item`s to answer
                  shots:dict, # `shots_by_category(validation)`
                  folder:str|Path, # where the record file goes (OUTPUT/mmlu-pro)
@@ -588,7 +588,7 @@ def _prompt_info(backend, fmt, max_new_tokens) -> dict:
 # %% ../nbs/04h_mmlupro.ipynb #702670ec
 def _backend(model, job:MMLUProJob) -> tuple:
     "The model's backend, and whether it was made here (so it is closed here), sized for the run's longest prompt and answer."
-    from mtbench.backends import make_backend
+    from mtbench.registry import make_backend
     fmt, gen = job.settings.prompt_format, job.gen
     longest = max(max(len(cot_prompt(i, job.shots)), len(api_prompt(i, job.shots))) for i in job.items)//3 + 64
     guess = fmt if fmt != 'auto' else 'chat' if gen.model_base_url else 'plain' # the format, before the backend says
