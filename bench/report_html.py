@@ -43,7 +43,7 @@ def synthetic_run(src, folder, n_models=30, pairs=False, seed=0):
 
 def build(folder):
     "Write the report (report.md, plots, the page); (seconds for the whole report, seconds for the page alone, the page)."
-    from mtbench.analysis import write_report
+    from mtbench.tables import write_report
     from mtbench.report import write_page
     from mtbench.benchmark import get_benchmark
     t0 = time.perf_counter(); s = write_report(folder); total = time.perf_counter() - t0

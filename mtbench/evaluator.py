@@ -232,7 +232,7 @@ class EvalResults:
         o, c = pd.DataFrame(summary['overall']), pd.DataFrame(summary['categories'])
         self.table = o.merge(c, on=['judge', 'model'], how='left') if len(o) and len(c) else o
     def __repr__(self):
-        from mtbench.analysis import format_results
+        from mtbench.tables import format_results
         page = self.summary['paths'].get('page')
         return format_results(self.summary) + f"\n\nreport: {self.summary['paths']['report']}" + (f"\npage: {page}" if page else '')
 
@@ -280,7 +280,8 @@ def _judge_behind(self:MTBenchEvaluator, model:str):
 @patch
 def _finish(self:MTBenchEvaluator) -> dict:
     "After every model's answers: the judging left, the report and W&B; the report's summary."
-    from mtbench.analysis import write_report, ShowSettings
+    from mtbench.analysis import ShowSettings
+    from mtbench.tables import write_report
     pr, answered, n = self._progress, self._answered, len(self.models)
     if self._judging:
         pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {self.judge_spec.name}")

@@ -201,7 +201,7 @@ def _compared(summary:dict, jx:dict, mx:dict) -> list:
 
 # %% ../nbs/05c_report.ipynb #b56db3c7
 def page_data(folder, # the run folder (the benchmark's): its model_answer/ and model_judgment/
-              summary:dict, # what `mtbench.analysis.write_report` returned: the page keeps to its judge and models
+              summary:dict, # what `mtbench.tables.write_report` returned: the page keeps to its judge and models
               bench, # the run's benchmark (`mtbench.benchmark.Benchmark`)
               data_dir=None, # where the benchmark's data lives (questions, references)
              ) -> dict:
@@ -343,7 +343,7 @@ def _write(path, text):
     os.replace(f.name, path)
 
 def write_page(folder, # the run folder (the benchmark's)
-               summary:dict, # what `mtbench.analysis.write_report` returned: its paths name report.md and the figures
+               summary:dict, # what `mtbench.tables.write_report` returned: its paths name report.md and the figures
                bench, # the run's benchmark
                data_dir=None, # where the benchmark's data lives
               ) -> Path:

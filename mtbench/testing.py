@@ -10,7 +10,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'FakeBatchServer',
-           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium']
+           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium', 'demo_run']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -499,3 +499,44 @@ def in_chromium(fn, # fn(page, seen) drives a fresh page (Playwright's sync `Pag
                 return fn(ctx.new_page(), seen), seen
             finally: browser.close()
     with ThreadPoolExecutor(1) as ex: return ex.submit(go).result()
+
+# %% ../nbs/00f_testing.ipynb #2cbb4761
+def demo_run(folder, # where to write it (made, with its parents)
+             seed:int=0, # the seed of the judges' noise
+            ) -> Path:
+    "A run folder with known answers and judgments of three models on MT-bench's 80 questions, for the analysis' examples and tests."
+    from mtbench.data import CATEGORIES
+    rnd, folder = random.Random(seed), Path(folder)
+    quality = {'small-chat': 3.5, 'mid-chat': 6.0, 'big-chat': 8.0}
+    offset = dict(zip(CATEGORIES, [0.8, 0.6, -1.2, -1.6, -0.8, 0.2, 0.6, 1.0]))
+    (folder/'model_answer').mkdir(parents=True); (folder/'model_judgment').mkdir()
+    sj, pj = [], []
+    for m, q in quality.items():
+        with open(folder/'model_answer'/f'{m}.jsonl', 'w') as f:
+            for qid in range(81, 161):
+                rec = dict(question_id=qid, answer_id=f'a{qid}', model_id=m, choices=[{'index': 0, 'turns': ['x', 'y']}], tstamp=1.0,
+                           new_tokens=[int(40*q)+qid%7, int(30*q)], gen_seconds=[q/4, q/5], peak_memory_gb=q/2+0.01*qid%3,
+                           generation={'backend': 'hf', 'dtype': 'bfloat16', 'quantization': 'none', 'batch_size': 16})
+                if m == 'small-chat' and qid == 90: rec['error'] = 'CUDA out of memory'
+                f.write(json.dumps(rec) + '\n')
+        for qid in range(81, 161):
+            cat = CATEGORIES[(qid-81)//10]
+            for turn in (1, 2):
+                s = min(10, max(1, round(q + offset[cat] - 0.6*(turn-1) + rnd.gauss(0, 1.2))))
+                j = dict(question_id=qid, model=m, judge=['gpt-4', 'single-v1' if turn == 1 else 'single-v1-multi-turn'], user_prompt='...',
+                         judgment=f'Rating: [[{s}]]', score=s, turn=turn, tstamp=1.0,
+                         usage={'prompt_tokens': 600+qid, 'completion_tokens': 120}, cost_usd=0.025+qid/1e5, latency=2.0)
+                if m == 'mid-chat' and turn == 2 and qid in (84, 112, 133): j.update(judgment='I cannot rate this.', score=-1)
+                if m == 'mid-chat' and turn == 2 and qid == 150: j.update(judgment='$ERROR$', score=-1, error='RateLimitError: 429')
+                if m == 'big-chat' and turn == 1 and qid == 101: sj.append({**j, 'judgment': '$ERROR$', 'score': -1, 'error': 'APITimeoutError'})
+                sj.append(j)
+                if m == 'big-chat': continue
+                d = q - quality['big-chat'] + rnd.gauss(0, 2.5)
+                g1, g2 = ('model_1', 'model_1') if d > 1 else ('model_2', 'model_2') if d < -1 else rnd.choice([('tie', 'tie'), ('model_1', 'model_2'), ('tie', 'model_1')])
+                if (m, qid, turn) in {('small-chat', 85, 1), ('mid-chat', 140, 2)}: g2 = 'error'
+                pj.append(dict(question_id=qid, model_1=m, model_2='big-chat', g1_winner=g1, g2_winner=g2, judge=['gpt-4', 'pair-v2'],
+                               g1_user_prompt='...', g1_judgment='...', g2_user_prompt='...', g2_judgment='...', turn=turn, tstamp=1.0,
+                               usage={'prompt_tokens': 1500, 'completion_tokens': 300}, cost_usd=0.063))
+    for name, recs in [('gpt-4_single.jsonl', sj), ('gpt-4_pair.jsonl', pj)]:
+        (folder/'model_judgment'/name).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    return folder

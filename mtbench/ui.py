@@ -31,7 +31,7 @@ from .settings import RunSettings, Generation, JudgeSettings, Selection, flag_pa
 
 from .engines import installed_engines, install_hint
 
-from .analysis import format_cell, SPEED_COLS, COST_COLS, COMPARE_COLS, format_money, LOCAL_MARK
+from .tables import format_cell, SPEED_COLS, COST_COLS, COMPARE_COLS, format_money, LOCAL_MARK
 
 from .evaluator import Progress
 
@@ -619,7 +619,7 @@ def scores_html(table, # the evaluator's `EvalResults.table`
 # %% ../nbs/08_colab.ipynb #2d1099f7
 def rows_html(title:str, # the table's heading
               rows:list, # dicts, as in a run's summary
-              cols:list, # (header, key or function, decimals), as `mtbench.analysis` defines them
+              cols:list, # (header, key or function, decimals), as `mtbench.tables` defines them
              ) -> str:
     "Summary rows as an HTML table under a heading; empty where there are no rows."
     if not rows: return ''
