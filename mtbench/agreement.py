@@ -253,7 +253,8 @@ def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl
 # %% ../nbs/05b_agreement.ipynb #88197f3a
 JUDGE_KEYWORDS = dict(judge='judge', judge_base_url='base_url', judge_api_key_env='api_key_env', judge_rpm='rpm', judge_tpm='tpm',
                       judge_concurrency='concurrency', judge_max_tokens='max_tokens', judge_price='prices', judge_prompts='judge_prompts',
-                      score_mode='score_mode', reference='reference', judge_timeout='judge_timeout', batch='batch', batch_wait='batch_wait') # JudgeSettings field -> judge_answers keyword
+                      score_mode='score_mode', reference='reference', judge_timeout='judge_timeout', batch='batch', batch_wait='batch_wait',
+                      cache='cache') # JudgeSettings field -> judge_answers keyword
 
 # %% ../nbs/05b_agreement.ipynb #18d3635e
 def judge_keywords(js:JudgeSettings, # the judge settings

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['OFFICIAL_CATEGORY', 'SINGLE_KEY', 'SCORE_FIELDS', 'SAMPLE_FIELDS', 'PAIR_KEY', 'PAIR_MODES', 'RANK_FIELDS',
-           'RANK_BOOT', 'TABLES', 'SPEED_COLS', 'COST_COLS', 'LOCAL_MARK', 'COMPARE_COLS', 'read_judgments',
-           'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
+           'RANK_BOOT', 'TABLES', 'SPEED_COLS', 'COST_COLS', 'CACHE_COLS', 'LOCAL_MARK', 'COMPARE_COLS',
+           'read_judgments', 'load_judgments', 'question_categories', 'bootstrap_ci', 'single_scores', 'overall_scores',
            'category_scores', 'ability_scores', 'sample_scores', 'pairwise_rates', 'games', 'bradley_terry',
            'position_bias', 'pair_rankings', 'comparisons', 'answer_stats', 'judge_costs', 'Results', 'ShowSettings',
            'show_results', 'summarize', 'format_cell', 'format_money', 'format_results', 'plot_radar', 'plot_heatmap',
@@ -32,7 +32,8 @@ def _common_row(r):
     j, u = r.get('judge'), r.get('usage') or {}
     return dict(judge=str(j[0]) if isinstance(j, (list, tuple)) and j else str(j), prompt=j[1] if isinstance(j, (list, tuple)) and len(j) > 1 else '',
                 question_id=r['question_id'], turn=r.get('turn', 1), prompt_tokens=_num(u.get('prompt_tokens')),
-                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
+                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')),
+                cached=float(bool(r.get('cached'))), saved_usd=_num(r.get('saved_usd')) if r.get('cached') else 0.0) # from the judge cache: paid by an earlier run
 
 # %% ../nbs/05_analysis.ipynb #9e916849
 def _check_score(r, where):
@@ -520,16 +521,17 @@ def judge_costs(single, # single judgments (`load_judgments(...)['single']`)
                ):
     "Per judge, mode and model: judge calls, failed calls, prompt and completion tokens, cost in USD, mean latency."
     import pandas as pd
-    cols = ['judge', 'mode', 'model', 'judgments', 'failed', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'latency_s']
+    cols = ['judge', 'mode', 'model', 'judgments', 'failed', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'latency_s', 'from_cache', 'saved_usd']
     parts = ([single.assign(mode='single', share=1.0, failed=single.score == -1)] if len(single) else []) + _pair_shares(pair, pairwise)
     if not parts: return pd.DataFrame(columns=cols)
     d = pd.concat(parts, ignore_index=True)
     if model_list: d = d[d.model.isin(model_list)]
     d = d[d.share > 0]
-    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd']: d[c] = d[c]*d.share
+    if 'cached' not in d: d = d.assign(cached=0.0, saved_usd=0.0) # judgments read without the cache's fields
+    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd', 'cached', 'saved_usd']: d[c] = d[c]*d.share
     g = d.groupby(['judge', 'mode', 'model'], sort=False)
-    res = g.agg(judgments=('share', 'sum'), failed=('failed', 'sum'), latency_s=('latency', 'mean'))
-    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd']: res[c] = g[c].sum(min_count=1)
+    res = g.agg(judgments=('share', 'sum'), failed=('failed', 'sum'), latency_s=('latency', 'mean'), from_cache=('cached', 'sum'))
+    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd', 'saved_usd']: res[c] = g[c].sum(min_count=1)
     return res.reset_index()[cols]
 
 # %% ../nbs/05_analysis.ipynb #1a1c8f80
@@ -841,6 +843,7 @@ SPEED_COLS = [('model', 'model', 0), ('answers', 'answers', 0), ('failed', 'fail
 COST_COLS = [('judge', 'judge', 0), ('mode', 'mode', 0), ('model', 'model', 0), ('calls', lambda r: f"{r['judgments']:g}", 0), ('failed', 'failed', 0),
              ('prompt tokens', 'prompt_tokens', 0), ('completion tokens', 'completion_tokens', 0), ('cost USD', lambda r: format_money(r['cost_usd']), 0),
              ('latency s', 'latency_s', 2)]
+CACHE_COLS = [('from cache', lambda r: f"{r.get('from_cache') or 0:g}", 0), ('saved USD', lambda r: format_money(r.get('saved_usd')), 0)] # shown when some came from the judge cache
 
 # %% ../nbs/05_analysis.ipynb #c458414e
 def _category_cols(rows):
@@ -877,7 +880,8 @@ def _cost_section(summary, t) -> list:
     if not summary['judge_cost']: return []
     costs = [r['cost_usd'] for r in summary['judge_cost']]
     total = '' if None in costs else f" (total {format_money(sum(costs))} USD)"
-    return [(f"Judge: tokens and cost{total}", t(summary['judge_cost'], COST_COLS))]
+    cached = any(r.get('from_cache') for r in summary['judge_cost'])
+    return [(f"Judge: tokens and cost{total}", t(summary['judge_cost'], COST_COLS + (CACHE_COLS if cached else [])))]
 
 # %% ../nbs/05_analysis.ipynb #2bab1344
 _RANK_COLS = [('model', 'model', 0), ('BT score (Elo)', 'rating', 1), ('CI low', 'ci_low', 1), ('CI high', 'ci_high', 1), ('games', 'games', 0),
