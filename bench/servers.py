@@ -99,15 +99,15 @@ def main():
         with Servers(2, a.slots, a.latency, kill_first=a.kill) as srv: # one server dies mid-run
             s, dt, folder = judge_step(srv, a.slots, 4*2*a.slots, qids, work, cache='use')
             got = srv.count()
-        paid, done = sum(g['paid'] for g in got), s['total']['judgments'] - s['total'].get('failed', 0)
-        print(f"server killed after {a.kill} requests: {s['total']['judgments']} of {s['judgments']} judgments made, {s['total'].get('failed', 0)} failed, "
-              f"{paid} requests paid for {done} judgments, {got[0]['killed']} dropped by the killed server; calls per server {list(s['servers'].values())}")
-        ok &= done == s['judgments'] and paid == done and got[0]['killed'] > 0
-        with Servers(2, a.slots, a.latency) as srv: # the finished run judged again, in a new folder
-            again = Path(tempfile.mkdtemp(dir=work)); shutil.copytree(folder/'model_answer', again/'model_answer')
+            paid, done = sum(g['paid'] for g in got), s['total']['judgments'] - s['total'].get('failed', 0)
+            print(f"server killed after {a.kill} requests: {s['total']['judgments']} of {s['judgments']} judgments made, {s['total'].get('failed', 0)} failed, "
+                  f"{paid} requests paid for {done} judgments, {got[0]['killed']} dropped by the killed server; calls per server {list(s['servers'].values())}")
+            ok &= done == s['judgments'] and paid == done and got[0]['killed'] > 0
+            again = Path(tempfile.mkdtemp(dir=work)); shutil.copytree(folder/'model_answer', again/'model_answer') # the finished run judged again, in a new folder
             models = sorted(p.stem for p in (again/'model_answer').glob('*.jsonl'))
+            qs = sorted({json.loads(l)['question_id'] for l in (again/'model_answer'/f'{models[0]}.jsonl').open()})
             j = JudgeSettings(judge='stand-in', judge_base_url=' '.join(srv.urls), judge_concurrency=a.slots, judge_price=(0.0, 0.0))
-            s2 = judge_answers(again, models, j, Selection(question_ids=sorted({json.loads(l)['question_id'] for l in (again/'model_answer'/f'{models[0]}.jsonl').open()})))
+            s2 = judge_answers(again, models, j, Selection(question_ids=qs))
             calls = sum(g['received'] for g in srv.count())
         print(f"the finished run judged again in a new folder: {s2['total']['judgments']} judgments, {s2['from_cache']} from the cache, {calls} requests reached the servers")
         ok &= calls == 0 and s2['from_cache'] == s2['judgments']

@@ -87,11 +87,13 @@ async def _take(self:ServerPool, tried:set) -> Server|None:
 async def _give(self:ServerPool, s:Server):
     async with self._cond: s.busy -= 1; self._cond.notify_all()
 
-# %% ../nbs/02f_servers.ipynb #43c4bcbf
+# %% ../nbs/02f_servers.ipynb #550c4ca8
 @patch
 def _set_aside(self:ServerPool, s:Server, e:BaseException|None):
-    "Set `s` aside for `cooldown` s after a failure; its stall count starts again when it comes back."
+    "Set `s` aside for `cooldown` s after a failure (said once, not for each call in flight there); its stall count starts again when it comes back."
+    up = s.down_until <= time.monotonic()
     s.down_until, s.failed, s.caller.stalled = time.monotonic() + self.cooldown, s.failed + 1, 0
+    if not up: return
     why = (f"nothing answers there ({connect_failure(e)})" if connect_failure(e) else f"{failure_kind(e)} ({type(e).__name__})") if e else 'stalled'
     log.warning(f"{s.where} failed a call: {why}; set aside for {self.cooldown:g} s, its calls go to the other servers")
 

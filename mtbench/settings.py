@@ -4,8 +4,7 @@
 
 # %% auto #0
 __all__ = ['BACKENDS', 'MAX_JUDGE_SAMPLES', 'KEY_NOT_NAME', 'GROUPS', 'SettingError', 'Registry', 'Settings', 'Selection',
-           'JoinWords', 'Generation', 'JudgeSettings', 'MMLUProSettings', 'RunSettings', 'flag_params', 'add_flags',
-           'legacy']
+           'Generation', 'JudgeSettings', 'MMLUProSettings', 'RunSettings', 'flag_params', 'add_flags', 'legacy']
 
 # %% ../nbs/00a_settings.ipynb #acefe0ec
 import argparse, copy, importlib, inspect
@@ -97,7 +96,7 @@ class Selection(Settings):
         return self
 
 # %% ../nbs/00a_settings.ipynb #j01nw0r2
-class JoinWords(argparse.Action):
+class _JoinWords(argparse.Action):
     "An argparse action for a flag of one or more words (`nargs='+'`): stores them joined by spaces, one string."
     def __call__(self, parser, namespace, values, option_string=None): setattr(namespace, self.dest, ' '.join(values))
 
@@ -108,7 +107,7 @@ class Generation(Settings):
     engine:Param('what generates the answers: auto (the fastest installed for the model and device, and why), transformers (in-process), llama.cpp or vllm; mtbench starts and stops it',
                  str, choices=BACKENDS)='auto'
     model_base_url:Param('an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI); several servers of the same model, space-separated',
-                         str, nargs='+', action=JoinWords)=None
+                         str, nargs='+', action=_JoinWords)=None
     api_key_env:str|None=None # environment variable with that server's key (default OPENAI_API_KEY, else none)
     concurrency:int=8 # requests in flight to each server (a vLLM server on a cluster takes hundreds)
     request_timeout:float|None=None # seconds that server may stay silent on an answer request (between a streamed reply's pieces; a whole reply's all); default 600
@@ -171,7 +170,7 @@ class JudgeSettings(Settings):
     "How answers are judged: the judge and its endpoint, pacing, output limit, and what is compared with what."
     judge:str|None=None # judge: an OpenAI model, a served model (with judge_base_url) or local:MODEL (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
     judge_base_url:Param("an OpenAI-compatible server for the judge (vLLM, llama.cpp, transformers serve, Azure); several servers of the judge, space-separated",
-                         str, nargs='+', action=JoinWords)=None
+                         str, nargs='+', action=_JoinWords)=None
     judge_api_key_env:str|None=None # environment variable with the judge's key (default OPENAI_API_KEY)
     judge_rpm:float|None=None # judge requests per minute (default: the judge's known tier-1 limit; none for other servers)
     judge_tpm:float|None=None # judge tokens per minute (likewise)
