@@ -85,6 +85,7 @@ def coverage(*args, data_file):
                           capture_output=True, text=True)
 
 def main():
+    os.environ.setdefault('MTBENCH_CACHE_DIR', tempfile.mkdtemp(prefix='mtbench-cache-')) # the judge cache (mtbench.cache): empty for each test run, never the user's
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('notebooks', nargs='*', help='notebooks to test (default: all that nbdev_test runs)')
     p.add_argument('--n-workers', type=int, default=min(os.cpu_count() or 1, 8), help="notebooks at a time (nbdev_test's default)")

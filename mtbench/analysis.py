@@ -29,7 +29,8 @@ def _common_row(r):
     j, u = r.get('judge'), r.get('usage') or {}
     return dict(judge=str(j[0]) if isinstance(j, (list, tuple)) and j else str(j), prompt=j[1] if isinstance(j, (list, tuple)) and len(j) > 1 else '',
                 question_id=r['question_id'], turn=r.get('turn', 1), prompt_tokens=_num(u.get('prompt_tokens')),
-                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')))
+                completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')),
+                cached=float(bool(r.get('cached'))), saved_usd=_num(r.get('saved_usd')) if r.get('cached') else 0.0) # from the judge cache: paid by an earlier run
 
 # %% ../nbs/06_analysis.ipynb #9e916849
 def _check_score(r, where):
@@ -517,16 +518,17 @@ def judge_costs(single, # single judgments (`load_judgments(...)['single']`)
                ):
     "Per judge, mode and model: judge calls, failed calls, prompt and completion tokens, cost in USD, mean latency."
     import pandas as pd
-    cols = ['judge', 'mode', 'model', 'judgments', 'failed', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'latency_s']
+    cols = ['judge', 'mode', 'model', 'judgments', 'failed', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'latency_s', 'from_cache', 'saved_usd']
     parts = ([single.assign(mode='single', share=1.0, failed=single.score == -1)] if len(single) else []) + _pair_shares(pair, pairwise)
     if not parts: return pd.DataFrame(columns=cols)
     d = pd.concat(parts, ignore_index=True)
     if model_list: d = d[d.model.isin(model_list)]
     d = d[d.share > 0]
-    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd']: d[c] = d[c]*d.share
+    if 'cached' not in d: d = d.assign(cached=0.0, saved_usd=0.0) # judgments read without the cache's fields
+    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd', 'cached', 'saved_usd']: d[c] = d[c]*d.share
     g = d.groupby(['judge', 'mode', 'model'], sort=False)
-    res = g.agg(judgments=('share', 'sum'), failed=('failed', 'sum'), latency_s=('latency', 'mean'))
-    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd']: res[c] = g[c].sum(min_count=1)
+    res = g.agg(judgments=('share', 'sum'), failed=('failed', 'sum'), latency_s=('latency', 'mean'), from_cache=('cached', 'sum'))
+    for c in ['prompt_tokens', 'completion_tokens', 'cost_usd', 'saved_usd']: res[c] = g[c].sum(min_count=1)
     return res.reset_index()[cols]
 
 # %% ../nbs/06_analysis.ipynb #1a1c8f80

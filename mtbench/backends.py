@@ -512,15 +512,17 @@ def _completion(self:HFBackend, row:list, seconds:float) -> Completion:
 class EndpointBackend(Backend):
     "Generate answers with a model behind an OpenAI-compatible endpoint."
     kind = 'endpoint'
-    def __init__(self, base_url:str, # e.g. http://127.0.0.1:8000/v1
+    def __init__(self, base_url:str, # e.g. http://127.0.0.1:8000/v1; several servers of the model: space-separated
                  model:str, # the model name the server knows
                  api_key_env:str|None=None, # environment variable holding the key (default OPENAI_API_KEY, else none)
-                 concurrency:int=8, # requests in flight at once
+                 concurrency:int=8, # requests in flight at once, per server
                  timeout:float=600, # seconds a request may stay silent (a streamed reply: between pieces; a whole one: all of it)
                  max_retries:int=4, # retries of rate limits, server errors and dropped connections (the `CallPolicy`'s attempts are one more)
                  model_id:str|None=None, # name of the answer file (default: from `model`)
                 ):
-        self.base_url, self.model, self.api_key_env = base_url.rstrip('/'), model, api_key_env
+        from mtbench.servers import url_list # (a later notebook's module, imported when used)
+        self.servers = url_list(base_url) # one or several servers of the model
+        self.base_url, self.model, self.api_key_env, self.served = ' '.join(self.servers), model, api_key_env, {}
         self.concurrency, self.timeout, self.max_retries, self.halt = concurrency, timeout, max_retries, GracefulStop()
         self.model_id = file_stem(model_id or str(model).rstrip('/').split('/')[-1]) # the answer file's name, by the one rule
         self.batch_size = 4*concurrency # conversations per wave: keeps the server busy between waves
@@ -538,8 +540,8 @@ class EndpointBackend(Backend):
 # %% ../nbs/02c_backends.ipynb #afaee065
 @patch
 def info(self:EndpointBackend) -> dict:
-    "The endpoint (credentials in its URL replaced by ***) and the model's name there."
-    return {'base_url': redact_url(self.base_url), 'model': self.model}
+    "The endpoint (credentials in its URL replaced by ***) and the model's name there; with several servers, the calls each served."
+    return {'base_url': redact_url(self.base_url), 'model': self.model, **({'servers': dict(self.served)} if len(self.servers) > 1 else {})}
 
 # %% ../nbs/02c_backends.ipynb #062495b3
 @patch
@@ -564,9 +566,9 @@ def _fatal(self:EndpointBackend, e) -> MTBenchError|None:
 
 # %% ../nbs/02c_backends.ipynb #8a0be2e8
 @patch
-async def _request(self:EndpointBackend, client, messages, temperature, max_new_tokens, seed):
-    "One chat request; reasoning the server returns apart (`reasoning_content`) goes back in front of the content, in a think block."
-    r = await self.caller.chat(client, model=self.model, messages=messages, n=1, seed=seed, # streamed where the server streams
+async def _request(self:EndpointBackend, server, messages, temperature, max_new_tokens, seed):
+    "One chat request to `server` (a `mtbench.servers.Server`); reasoning the server returns apart (`reasoning_content`) goes back in front of the content, in a think block."
+    r = await server.caller.chat(server.client, model=self.model, messages=messages, n=1, seed=seed, # streamed where the server streams
                                temperature=temperature if temperature >= GREEDY_BELOW else 0.0, max_tokens=max_new_tokens)
     msg = getattr(next(iter(getattr(r, 'choices', None) or []), None), 'message', None) # None: `reply_text` says what is wrong
     thought = msg is not None and (getattr(msg, 'reasoning_content', None) or getattr(msg, 'reasoning', None))
@@ -579,15 +581,23 @@ class NotSent(Exception):
 
 # %% ../nbs/02c_backends.ipynb #aa136ef5
 @patch
-async def _one(self:EndpointBackend, client, sem, messages, temperature, max_new_tokens, seed, started:list|None=None) -> Completion:
-    "One answer, made by the `Caller`; a call that gave nothing usable after its retries is a failed `Completion`; `NotSent` once the run stops, unless `started` (its question's) holds True."
+async def _one(self:EndpointBackend, pool, sem, messages, temperature, max_new_tokens, seed, started:list|None=None) -> Completion:
+    "One answer, made on the least busy server of `pool` (`mtbench.servers.ServerPool`); a call that gave nothing usable after its retries is a failed `Completion`; `NotSent` once the run stops, unless `started` (its question's) holds True."
     async with sem:
         if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
         if started is not None and not started: started.append(True); self.halt.in_flight += 1 # its question is in flight
-        try: r, text, dt = await self.caller.call(lambda: self._request(client, messages, temperature, max_new_tokens, seed))
+        try: r, text, dt = await pool.call(lambda s: self._request(s, messages, temperature, max_new_tokens, seed))
         except CallFailed as e: return Completion(error=str(e))
     raw = text.strip()
     return Completion(strip_think(raw), raw, getattr(getattr(r, 'usage', None), 'completion_tokens', None) or 0, dt)
+
+# %% ../nbs/02c_backends.ipynb #p00l0001
+@patch
+def pool(self:EndpointBackend):
+    "The model's servers as a `mtbench.servers.ServerPool`, `concurrency` requests in flight at each: the first with this backend's `caller`, the others with callers of the same policy."
+    from mtbench.servers import ServerPool
+    more = [(u, Caller(u, self.caller.policy, fatal=lambda e: self._fatal(e))) for u in self.servers[1:]]
+    return ServerPool([(self.servers[0], self.caller)] + more, self._key(), self.concurrency)
 
 # %% ../nbs/02c_backends.ipynb #1fce43ee
 @patch
@@ -596,11 +606,13 @@ def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask
               ):
     "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns. Ctrl-C or SIGTERM: nothing new is sent, what was sent lands (`halt`)."
     async def go():
-        sem, self.halt = asyncio.Semaphore(self.concurrency), GracefulStop()
-        async with self.caller.client(self.base_url, self._key()) as client: # the client's own retries off: the Caller's count
+        pool, self.halt = self.pool(), GracefulStop()
+        sem = asyncio.Semaphore(pool.slots)
+        async with pool: # each server's client, its own retries off: the Caller's count
             with self.halt.signals():
-                try: out = await self.halt.guard(main(lambda m, t, s, started=None: self._one(client, sem, m, t, max_new_tokens, s, started)))
+                try: out = await self.halt.guard(main(lambda m, t, s, started=None: self._one(pool, sem, m, t, max_new_tokens, s, started)))
                 except NotSent: out = None
+                finally: self.served = {u: self.served.get(u, 0) + n for u, n in pool.counts().items()}
         self.halt.raise_if_stopped()
         return out
     return run_sync(go())

@@ -13,6 +13,7 @@ from .data import MTBenchError, log
 from .settings import SettingError
 from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
 from .client import BadReply, reply_text, describe_error, connect_failure
+from .cache import cache_key # a batch's replies kept for later runs, as synchronous judging keeps its own
 
 # %% auto #0
 __all__ = ['ENDPOINT', 'MAX_REQUESTS', 'MAX_BYTES', 'BATCH_DISCOUNT', 'RETRIES', 'TERMINAL', 'ERROR_TEXT', 'POLL_S', 'task_id',
@@ -301,10 +302,23 @@ def record(self:BatchRun, tid:str, # the judgment's id
     "Write the judgment's record as synchronous judging does, priced at the batch price and marked so."
     rec = self.make_record(self.tasks[tid], self.spec, replies, self.price)
     rec.extra.update(batch_id=b['id'], cost_basis='batch: half the synchronous price', **({'judge_params': params} if params else {}))
+    if getattr(self.job, 'cache', None) is not None and params is None: self.keep(tid, replies) # sent as the judge asks now: found again by any run
     for c in [c for c in self.ledger.kept if task_of(c) == tid]: del self.ledger.kept[c]
     self.job.out.append(rec); del self.tasks[tid]
     self.stats['calls'] += len(replies); self.stats['failed'] += 'error' in rec.extra
     if self.bar is not None: self.bar.update(1)
+
+# %% ../nbs/04e_batch.ipynb #bk33p001
+@patch
+def keep(self:BatchRun, tid:str, # the judgment's id
+         replies:list, # its games' `BatchReply`s
+        ):
+    "Keep the judgment's successful replies in the judge cache (`mtbench.cache`), under the keys synchronous judging looks up (a failed one never)."
+    task, spec = self.tasks[tid], self.spec
+    for line, r in zip(request_lines(task, spec), replies):
+        if r.error is None and r.text != ERROR_TEXT:
+            self.job.cache.put(cache_key(spec.model, spec.servers or spec.base_url, line['body'], spec.sample), spec.name,
+                               dict(text=r.text, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens))
 
 # %% ../nbs/04e_batch.ipynb #4ce056cf
 def _who(task): return f"question {task.question_id} turn {task.turn} ({' vs '.join(task.models)})"

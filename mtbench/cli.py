@@ -38,7 +38,7 @@ class Command:
 _LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'request_timeout', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
 
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
-            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples']
+            'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples', 'cache']
 
 # %% ../nbs/07_cli.ipynb #e05bbc27
 COMMANDS = {
@@ -57,6 +57,7 @@ COMMANDS = {
     'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
     'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",
                          {'selection': ['data_dir'], 'judging': None}, ('models', 'output_dir')),
+    'cache': Command('mtbench.cache:cache_cli', 'the judge cache across runs: its file, size, entries and hits; --clear by age or by judge'),
     'mmlu-pro': Command('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
                         {'selection': ['data_dir', 'categories'], 'generation': _LOCAL_GEN, 'mmlupro': None}, ('models', 'output_dir')),
 }
@@ -203,9 +204,12 @@ def _unknown(path, node, allowed, what):
         if k not in allowed: raise MTBenchError(f"{path}:{yaml_line(kn)}: unknown key {k!r} in {what}; use {', '.join(allowed)}")
 
 def _url(path, node, v, what):
+    "A config's base_url: one URL, or a list of the servers of one model (returned space-separated), each checked."
     if not v: raise MTBenchError(f"{path}:{yaml_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
-    if not re.match(r'https?://[^/\s]+', str(v)): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {redact_url(str(v))!r} is not an http(s) URL")
-    return str(v)
+    urls = [str(u) for u in v] if isinstance(v, list) else str(v).split()
+    for u in urls:
+        if not re.match(r'https?://[^/\s]+', u): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {redact_url(u)!r} is not an http(s) URL")
+    return ' '.join(urls)
 
 # %% ../nbs/07_cli.ipynb #2e16a533
 def _config_model(m, node, path, i):
@@ -310,6 +314,10 @@ def _config_judge(path, node, j):
     return dict(name=str(j['name']), base_url=url, api_key_env=j.get('api_key_env'), where=f"{path}:{yaml_line(node)}")
 
 # %% ../nbs/07_cli.ipynb #ccf7e96f
+def _each_server(eps:dict) -> dict:
+    "The endpoints to check, one per server: a model with several servers is checked at each."
+    return {f"{n} ({redact_url(u)})" if len(e['base_url'].split()) > 1 else n: {**e, 'base_url': u} for n, e in eps.items() for u in e['base_url'].split()}
+
 def with_config(run:RunSettings, # the settings from the command line
                 config:str|None=None, # the --config file, if any
                ) -> RunSettings:
@@ -324,5 +332,5 @@ def with_config(run:RunSettings, # the settings from the command line
     j = c.get('judge')
     if j and flat['judge'] is None: flat.update(judge=j['name'], judge_base_url=j['base_url'], judge_api_key_env=j['api_key_env'])
     eps = {m: c['endpoints'][m] for m in run.models or c['models']}
-    check_endpoints({**eps, **({'the judge': j} if j and j['base_url'] and flat['judge_base_url'] == j['base_url'] else {})})
+    check_endpoints(_each_server({**eps, **({'the judge': j} if j and j['base_url'] and flat['judge_base_url'] == j['base_url'] else {})}))
     return RunSettings.from_flat({**flat, 'models': list(eps), 'endpoints': eps})

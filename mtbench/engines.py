@@ -435,12 +435,13 @@ def _clean(self:EngineBackend, text:str) -> str:
 
 # %% ../nbs/02d_engines.ipynb #7e4c40fb
 @patch
-async def _one(self:EngineBackend, client, sem, messages, temperature, max_new_tokens, seed) -> Completion:
+async def _one(self:EngineBackend, pool, sem, messages, temperature, max_new_tokens, seed, started=None) -> Completion:
     "One request, made by the `Caller`: `messages` rendered and tokenized as the transformers backend does, to the completions route."
     ids = self.encode(messages)
     room = min(max_new_tokens, self.context - len(ids))
     if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the engine holds {self.context} a sequence")
     greedy = temperature < GREEDY_BELOW
+    client = pool.servers[0].client # its one server (`EndpointBackend.pool`)
     make = lambda: client.completions.create(model=self.model, prompt=ids if self.token_prompts else chat_prompt(self.tok, messages),
                     max_tokens=room, temperature=0.0 if greedy else temperature, top_p=self.top_p, seed=row_seed(seed, ids) % 2**31,
                     stop=self.stop_strings or None, extra_body=self.sampling)

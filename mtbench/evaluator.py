@@ -13,7 +13,7 @@ from .client import check_endpoints
 from .settings import RunSettings, SettingError
 
 # %% auto #0
-__all__ = ['MTBenchEvaluator', 'Progress', 'off_protocol_tag', 'EvalResults', 'log_wandb']
+__all__ = ['MTBenchEvaluator', 'Progress', 'off_protocol_tag', 'judging_counts', 'EvalResults', 'log_wandb']
 
 # %% ../nbs/05_evaluator.ipynb #f02747a7
 _RENAMED = {'question_file': 'questions'} # older names of settings
@@ -197,7 +197,19 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
         sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
         res = judge_answers(self.run_dir, models, served, sel, run.generation, watch=Watch(self._progress.bar, stop))
     self._timed(f"judge:{'+'.join(models)}", t0)
+    if '_loop' in self.__dict__: self._loop.extra['judging'] = judging_counts(self._loop.extra.get('judging'), res) # run.json
     return res
+
+# %% ../nbs/05_evaluator.ipynb #jc0unt02
+def judging_counts(before:dict|None, # run.json's judging counts so far (None: none yet)
+                   s:dict, # one `judge_answers` summary
+                  ) -> dict:
+    "The counts with `s`'s added: calls made, judgments from the cache, what they saved (USD), calls per server."
+    d = dict(before or dict(calls_made=0, from_cache=0, saved_usd=0.0, servers={}))
+    for k in ('calls_made', 'from_cache'): d[k] += s.get(k, 0)
+    d['saved_usd'] = round(d['saved_usd'] + (s.get('saved_usd') or 0), 8)
+    d['servers'] = {u: d['servers'].get(u, 0) + s.get('servers', {}).get(u, 0) for u in {**d['servers'], **s.get('servers', {})}}
+    return d
 
 # %% ../nbs/05_evaluator.ipynb #f2f329d9
 class _Background(threading.Thread):

@@ -16,6 +16,8 @@ from .data import (MTBenchError, log, NEED_REF_CATS, Answer, Judgment, PairJudgm
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, MAX_JUDGE_SAMPLES, KEY_NOT_NAME
 from .runfolder import RunFolder, file_stem, writable, redact_url, secret_env, key_like
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, connect_failure, run_sync
+from .cache import JudgeCache, cache_key # judge replies kept across runs (--cache)
+from .servers import ServerPool, url_list # several servers for one judge
 from .benchmark import MT_BENCH, get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
 
@@ -27,10 +29,10 @@ __all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCOR
            'PROMETHEUS_SCORE_RUBRIC_TEMPLATE', 'PROMETHEUS_RESULT', 'RUBRICS', 'RUBRIC_SYSTEM_PROMPT', 'RUBRIC_PROMPT',
            'prompt_name', 'single_user_prompt', 'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments',
            'sample_tasks', 'parse_rating', 'parse_verdict', 'is_reasoning_model', 'lookup', 'JudgeSpec',
-           'resolve_judge', 'RateGate', 'Reply', 'judge_caller', 'make_record', 'estimate_tokens', 'rating_probs',
-           'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary',
-           'served_judge', 'confirm_cost', 'run_estimate', 'judge_cli', 'parse_result', 'Rubric', 'load_rubric',
-           'rubric_messages']
+           'resolve_judge', 'RateGate', 'Reply', 'judge_caller', 'judge_pool', 'make_record', 'estimate_tokens',
+           'rating_probs', 'local_expected_score', 'local_rating_probs', 'AnswerIndex', 'Watch', 'judge_answers',
+           'format_summary', 'served_judge', 'confirm_cost', 'run_estimate', 'judge_cli', 'parse_result', 'Rubric',
+           'load_rubric', 'rubric_messages']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -287,6 +289,7 @@ class JudgeSpec:
     score_mode: str = 'parsed' # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
     rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
     sample: int = 1 # the sample its calls make (judge_samples): from 2 on, a judge called at temperature 0 samples at `SAMPLE_TEMPERATURE`
+    servers: tuple = () # every server of the judge, when judge_base_url names several (base_url is the first)
 
     @property
     def local(self): "Whether it runs in-process (local:MODEL)."; return self.name.startswith('local:')
@@ -339,7 +342,8 @@ def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key,
     if key_like(j.judge_api_key_env): raise SettingError('judge_api_key_env', '***', KEY_NOT_NAME) # before anything could print it
     if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
     judge = j.judge or _default_judge(j)
-    spec = JudgeSpec(judge, j.judge_base_url, j.judge_api_key_env, j.judge_max_tokens, j.score_mode)
+    urls = url_list(j.judge_base_url) # one URL, or several servers of one judge
+    spec = JudgeSpec(judge, urls[0] if urls else None, j.judge_api_key_env, j.judge_max_tokens, j.score_mode, servers=tuple(urls))
     if j.judge_rubric or judge.startswith(RUBRIC_JUDGES): spec = _rubric_spec(spec, j.judge_rubric)
     _check_reach(spec, need_key)
     return spec
@@ -403,6 +407,7 @@ class Reply:
     expected: float|None = None # the probability-weighted rating (score_mode 'expected')
     error: str|None = None # why the call failed after its retries; None when it succeeded
     rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
+    cached: bool = False # it came from the judge cache (`mtbench.cache`): no call was made, nothing paid
 
 # %% ../nbs/04_judge.ipynb #2f9f90e7
 def _fatal(e, spec):
@@ -452,13 +457,29 @@ def judge_caller(spec:JudgeSpec, # the judge
     policy = CallPolicy(timeout=timeout or (600 if spec.reasoning else 120))
     return Caller(spec.base_url or 'the OpenAI API', policy, gate, lambda e: _fatal(e, spec) if isinstance(e, openai.OpenAIError) else None)
 
-async def _chat(caller:Caller, client, spec, messages, est_tokens) -> Reply:
-    "One judge call through `caller`; a call that gave nothing usable is a `Reply` with its error."
-    try: r, text, dt = await caller.call(lambda: caller.chat(client, model=spec.model, messages=messages, **spec.params), est_tokens) # streamed where served so
+def judge_pool(spec:JudgeSpec, # the judge: its servers (`servers`, else `base_url`)
+               judging:JudgeSettings, # judge_concurrency (per server), judge_rpm, judge_tpm (each server's own), judge_timeout
+               caller:Caller|None=None, # one server's caller to use as it is (a judge with one server)
+              ) -> ServerPool:
+    "The judge's servers as a `mtbench.servers.ServerPool`: each its own `Caller`, pacing and `judge_concurrency` calls in flight."
+    urls, key = list(spec.servers) or [spec.base_url], secret_env(spec.api_key_env or 'OPENAI_API_KEY') or 'none' # local servers take any key
+    limits = (None, None) if spec.base_url else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
+    gate = lambda: RateGate(judging.judge_rpm or limits[0], judging.judge_tpm or limits[1])
+    callers = [caller] if caller and len(urls) == 1 else [judge_caller(replace(spec, base_url=u), gate(), judging.judge_timeout) for u in urls]
+    return ServerPool(list(zip(urls, callers)), key, judging.judge_concurrency or 32)
+
+async def _chat(pool:ServerPool, spec, messages, est_tokens, cache:JudgeCache|None=None) -> Reply:
+    "One judge call on `pool`'s least busy server, or its reply from `cache`; a call that gave nothing usable is a `Reply` with its error (never cached)."
+    body = dict(model=spec.model, messages=messages, **spec.params)
+    key = cache_key(spec.model, spec.servers or spec.base_url, body, spec.sample) if cache else None
+    if key and (hit := cache.get(key)): return Reply(**hit, cached=True)
+    try: r, text, dt = await pool.call(lambda s: s.caller.chat(s.client, **body), est_tokens) # streamed where served so
     except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
     u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
-    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
-                 _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
+    reply = Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
+                  _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
+    if key and text != ERROR_OUTPUT: cache.put(key, spec.name, dict(text=text, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens, expected=reply.expected))
+    return reply
 
 # %% ../nbs/04_judge.ipynb #cf4148a9
 def _cost(price, prompt_tokens, completion_tokens):
@@ -468,6 +489,9 @@ def _extra(spec, replies, price):
     pt, ct = sum(r.prompt_tokens for r in replies), sum(r.completion_tokens for r in replies)
     x = dict(usage={'prompt_tokens': pt, 'completion_tokens': ct}, latency=round(sum(r.latency for r in replies), 3),
              cost_usd=_cost(price, pt, ct), judge_params=spec.params)
+    if kept := [r for r in replies if getattr(r, 'cached', False)]: # from the judge cache: paid by an earlier run, not by this one
+        saved = _cost(price, sum(r.prompt_tokens for r in kept), sum(r.completion_tokens for r in kept))
+        x.update(cached=len(kept), saved_usd=saved, cost_usd=None if saved is None else round(x['cost_usd'] - saved, 8))
     errors = [r.error for r in replies if r.error]
     if errors: x['error'] = '; '.join(errors)
     return x
@@ -509,12 +533,13 @@ def _judge_samples(job, gen, watch) -> dict:
     "Make the judgments left to do one sample at a time, each with the judge's parameters of that sample (`JudgeSpec.sample`)."
     j = job.judging
     if j.batch: raise SettingError('judge_samples', j.judge_samples, 'not with batch: judge the samples without the Batch API')
-    got = dict(calls_made=0, rate_cuts=0)
+    got, servers = dict(calls_made=0, rate_cuts=0, from_cache=0, saved_usd=0.0), {}
     for k in sorted({t.sample for t in job.todo}):
         one = replace(job, spec=replace(job.spec, sample=k), judging=j.update(judge_samples=1), todo=[t for t in job.todo if t.sample == k])
         s = _judge_todo(one, gen, watch)
         got = {n: v + s.get(n, 0) for n, v in got.items()}
-    return got
+        for u, c in s.get('servers', {}).items(): servers[u] = servers.get(u, 0) + c
+    return {**got, **({'servers': servers} if servers else {})}
 
 # %% ../nbs/04_judge.ipynb #e2dd5f7d
 def estimate_tokens(messages:list, # chat messages
@@ -528,14 +553,15 @@ def _mean_output(done, spec):
     return sum(cts)/len(cts) if cts else 1500 if spec.reasoning else 300
 
 # %% ../nbs/04_judge.ipynb #e833e1c9
-async def _judge_one(task, job, caller, client, halt, stats, progress):
+async def _judge_one(task, job, caller, halt, stats, progress):
     "One judgment: its games' calls, then its record appended; counted in flight until it lands."
     halt.in_flight += 1
-    try: replies = await asyncio.gather(*[_chat(caller, client, job.spec, m, estimate_tokens(m) + job.est_out) for m in task.messages])
+    try: replies = await asyncio.gather(*[_chat(caller, job.spec, m, estimate_tokens(m) + job.est_out, job.cache) for m in task.messages])
     finally: halt.in_flight -= 1
     rec = job.out.append(make_record(task, job.spec, replies, job.price))
     halt.landed += halt.no_new
-    stats['calls'] += len(replies); stats['failed'] += 'error' in rec.extra
+    stats['calls'] += sum(not r.cached for r in replies); stats['failed'] += 'error' in rec.extra
+    if rec.extra.get('cached'): stats['cached'] += 1; stats['saved_usd'] += rec.extra['saved_usd'] or 0
     if progress:
         if rec.extra.get('cost_usd') is not None: # the cost so far, next to the bar
             stats['cost_usd'] = stats.get('cost_usd', 0) + rec.extra['cost_usd']
@@ -544,24 +570,24 @@ async def _judge_one(task, job, caller, client, halt, stats, progress):
 
 # %% ../nbs/04_judge.ipynb #7c1fe1bf
 async def _run_api(job, # the judging job: its tasks to do, judge, record file, price and output estimate
-                   caller:Caller, # how calls are made (`judge_caller`)
+                   caller:Caller|ServerPool, # how calls are made: `judge_pool` (or one server's `judge_caller`)
                    halt:GracefulStop, # how the run stops: no new calls, the ones in flight land
                    progress=None, # a tqdm-like bar
                   ) -> dict:
     "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands."
     spec, out = job.spec, job.out
-    client = caller.client(spec.base_url, secret_env(spec.api_key_env or 'OPENAI_API_KEY') or 'none') # local servers take any key
-    stats, todo = {'calls': 0, 'failed': 0}, iter(job.todo)
+    pool = caller if isinstance(caller, ServerPool) else judge_pool(spec, job.judging, caller)
+    stats, todo = {'calls': 0, 'failed': 0, 'cached': 0, 'saved_usd': 0.0}, iter(job.todo)
     async def worker():
         for task in todo:
             if out.stop_reason or halt.no_new: return # the disk is full, or the run is stopping: start nothing new
-            await _judge_one(task, job, caller, client, halt, stats, progress)
-    try:
+            await _judge_one(task, job, pool, halt, stats, progress)
+    async with pool:
         with halt.signals():
             first = next(todo, None)
-            if first is not None: await halt.guard(_judge_one(first, job, caller, client, halt, stats, progress))
-            if not halt.no_new: await halt.guard(asyncio.gather(*[worker() for _ in range(job.judging.judge_concurrency or 32)]))
-    finally: await client.close()
+            if first is not None: await halt.guard(_judge_one(first, job, pool, halt, stats, progress))
+            if not halt.no_new: await halt.guard(asyncio.gather(*[worker() for _ in range(pool.slots)]))
+    stats['servers'] = pool.counts()
     if out.stop_reason: raise out.stop_reason
     halt.raise_if_stopped()
     return stats
@@ -831,6 +857,9 @@ class _Job:
     price: tuple|None = None
     est_out: float = 0.0
     in_batches: int = 0 # judgments left out: they are in open Batch API batches
+    cache: JudgeCache|None = None # judge replies kept across runs (--cache): None for a local judge
+    from_cache: int = 0 # judgments recorded from the cache before a batch (`_from_cache`)
+    saved_usd: float = 0.0 # what they would have cost
     @property
     def mode(self): return self.judging.mode
 
@@ -918,19 +947,43 @@ def _estimate(job:_Job) -> dict:
     return per
 
 # %% ../nbs/04_judge.ipynb #608a6db7
+def _from_cache(job:_Job) -> _Job:
+    "`job` without the judgments whose every call is in the judge cache: those are recorded from it (before a batch is packed)."
+    spec, left, job.from_cache, job.saved_usd = job.spec, [], 0, 0.0
+    for t in job.todo:
+        hits = [job.cache.get(cache_key(spec.model, spec.servers or spec.base_url, dict(model=spec.model, messages=m, **spec.params), spec.sample)) for m in t.messages]
+        if not all(hits): left.append(t); continue
+        rec = job.out.append(make_record(t, spec, [Reply(**h, cached=True) for h in hits], job.price))
+        job.from_cache += 1; job.saved_usd += rec.extra.get('saved_usd') or 0
+    job.todo = left
+    return job
+
+def _ran(stats:dict, pool:ServerPool|None, job:_Job) -> dict:
+    "What a synchronous run did: its calls, rate cuts, judgments from the cache (and what they saved), calls per server; the last two logged."
+    if pool is None: return dict(calls_made=stats['calls'], rate_cuts=0)
+    out = dict(calls_made=stats['calls'], rate_cuts=sum(s.caller.gate.cuts for s in pool.servers), from_cache=stats['cached'],
+               saved_usd=round(stats['saved_usd'], 8), servers=stats['servers'])
+    if stats['cached']: log.info(f"{stats['cached']} judgments came from the judge cache ({job.cache.path}), {stats['calls']} calls made; saved {_money(out['saved_usd'])}")
+    if len(pool.servers) > 1: log.info('calls per server: ' + ', '.join(f'{u}: {n}' for u, n in out['servers'].items()))
+    return out
+
 def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
     "Make the judgments left to do, under a progress bar; returns the calls made and how often the pace was cut."
     spec, j = job.spec, job.judging
     if j.judge_samples > 1: return _judge_samples(job, gen, watch) # each sample's calls with their own parameters
-    if j.batch: return judge_batch(job, make_record, watch) # through OpenAI's Batch API (mtbench.batch)
-    limits = (None, None) if spec.base_url or spec.local else (lookup(RATE_LIMITS, spec.model) or (500, 30_000))
-    gate = RateGate(j.judge_rpm or limits[0], j.judge_tpm or limits[1])
+    if not spec.local and job.cache is None: job.cache = JudgeCache(j.cache) # replies kept across runs; a local judge runs in-process
+    if j.batch: # through OpenAI's Batch API (mtbench.batch), what the cache holds left out
+        try: return {**judge_batch(_from_cache(job), make_record, watch), 'from_cache': job.from_cache, 'saved_usd': job.saved_usd}
+        finally: job.cache.close()
+    pool = None if spec.local else judge_pool(spec, j)
     log.info(f"judging {len(job.todo)} of {len(job.tasks)} with {spec.name} ({sum(t.games for t in job.todo)} calls) into {job.out.path}")
     from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
     with (watch.progress or tqdm)(total=len(job.todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
         if spec.local: stats = _run_local(job.todo, spec, job.out, gen, progress=bar)
-        else: stats = run_sync(_run_api(job, judge_caller(spec, gate, j.judge_timeout), GracefulStop(watch.stop), bar))
-    return dict(calls_made=stats['calls'], rate_cuts=gate.cuts)
+        else:
+            try: stats = run_sync(_run_api(job, pool, GracefulStop(watch.stop), bar))
+            finally: job.cache.close()
+    return _ran(stats, pool, job)
 
 # %% ../nbs/04_judge.ipynb #623a0d59
 def _tally(job:_Job) -> dict:
@@ -990,6 +1043,8 @@ def format_summary(s:dict, # what `judge_answers` returned
     for m, d in list(s['per_model'].items()) + [('total', s['total'])]:
         fail = f", {d['failed']} failed" if d.get('failed') else ''
         lines.append(f"  {m:<{w}}  {d['judgments']:>5} judgments{fail}  {d['input_tokens']:>10,} in  {d['output_tokens']:>9,} out  {_money(d['cost_usd'])}")
+    if s.get('from_cache'): lines.append(f"{s['from_cache']} judgments from the judge cache (no call): saved {_money(s.get('saved_usd'))}")
+    if len(s.get('servers') or {}) > 1: lines.append('calls per server: ' + ', '.join(f'{u} {n}' for u, n in s['servers'].items()))
     if not s['dry_run']:
         lines.append(f"judgments in {s['judgment_file']}" + (f"; {s['total']['failed']} failed: run again to retry them" if s['total'].get('failed') else ''))
     return '\n'.join(lines)

@@ -70,15 +70,21 @@ class Selection(Settings):
         if self.max_questions is not None and self.max_questions < 1: raise SettingError('max_questions', self.max_questions, 'use 1 or more')
         return self
 
+# %% ../nbs/00a_settings.ipynb #j01nw0r2
+class _JoinWords(argparse.Action):
+    "An argparse action for a flag of one or more words (`nargs='+'`): stores them joined by spaces, one string."
+    def __call__(self, parser, namespace, values, option_string=None): setattr(namespace, self.dest, ' '.join(values))
+
 # %% ../nbs/00a_settings.ipynb #64c9fd10
 @dataclass
 class Generation(Settings):
     "How a model answers: the engine or endpoint, memory and batching, and the generation protocol."
     engine:Param('what generates the answers: auto (the fastest installed for the model and device, and why), transformers (in-process), llama.cpp or vllm; mtbench starts and stops it',
                  str, choices=ENGINE_NAMES)='auto'
-    model_base_url:str|None=None # an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI)
+    model_base_url:Param('an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI); several servers of the same model, space-separated',
+                         str, nargs='+', action=_JoinWords)=None
     api_key_env:str|None=None # environment variable with that server's key (default OPENAI_API_KEY, else none)
-    concurrency:int=8 # requests in flight to the server (a vLLM server on a cluster takes hundreds)
+    concurrency:int=8 # requests in flight to each server (a vLLM server on a cluster takes hundreds)
     request_timeout:float|None=None # seconds that server may stay silent on an answer request (between a streamed reply's pieces; a whole reply's all); default 600
     batch_size:str='auto' # questions generated at once, or auto (the memory plan; at most 16 on a CPU)
     memory_limit:float|None=None # GB a model (or a local judge) may use (default: the device's free memory)
@@ -138,11 +144,12 @@ KEY_NOT_NAME = 'this looks like a key, not a variable name: put the key in a var
 class JudgeSettings(Settings):
     "How answers are judged: the judge and its endpoint, pacing, output limit, and what is compared with what."
     judge:str|None=None # judge: an OpenAI model, a served model (with judge_base_url) or local:MODEL (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
-    judge_base_url:str|None=None # an OpenAI-compatible server for the judge (vLLM, llama.cpp, transformers serve, Azure)
+    judge_base_url:Param("an OpenAI-compatible server for the judge (vLLM, llama.cpp, transformers serve, Azure); several servers of the judge, space-separated",
+                         str, nargs='+', action=_JoinWords)=None
     judge_api_key_env:str|None=None # environment variable with the judge's key (default OPENAI_API_KEY)
     judge_rpm:float|None=None # judge requests per minute (default: the judge's known tier-1 limit; none for other servers)
     judge_tpm:float|None=None # judge tokens per minute (likewise)
-    judge_concurrency:int|None=None # judge calls in flight at once (default 32)
+    judge_concurrency:int|None=None # judge calls in flight at once, per server (default 32)
     judge_max_tokens:int|None=None # the judge's output limit (default 2048, as FastChat; 16384 for reasoning models)
     judge_price:Param('dollars per 1M input and output tokens, instead of the built-in table', float, nargs=2)=None
     judge_engine:Param('what runs a local judge (local:MODEL): transformers (in-process), llama.cpp, vllm or auto; mtbench starts and stops it',
@@ -158,6 +165,8 @@ class JudgeSettings(Settings):
     batch:bool=False # judge through OpenAI's Batch API: half the price, results within 24 h (resumable: batch ids are kept in the run folder)
     batch_wait:Param('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
     judge_samples:int=1 # judge each answer this many times, at most 20 (at the judge's usual temperature), and report the median and the spread
+    cache:Param('judge replies kept across runs: use (look up, and keep new ones), refresh (call again and overwrite) or off', str,
+                choices=['use', 'refresh', 'off'])='use'
 
 # %% ../nbs/00a_settings.ipynb #6f7c0063
 @patch
@@ -172,6 +181,7 @@ def check(self:JudgeSettings):
     if self.judge_price is not None and (len(self.judge_price) != 2 or min(self.judge_price) < 0):
         raise SettingError('judge_price', self.judge_price, 'give two non-negative numbers: dollars per 1M input and per 1M output tokens')
     if self.mode not in ('single', 'pairwise-baseline', 'pairwise-all'): raise SettingError('mode', self.mode, 'use single, pairwise-baseline or pairwise-all')
+    if self.cache not in ('use', 'refresh', 'off'): raise SettingError('cache', self.cache, 'use use, refresh or off')
     known_engine(self.judge_engine)
     return replace(self, baseline=self.baseline or ('gpt-3.5-turbo' if self.mode == 'pairwise-baseline' else None))
 

@@ -127,12 +127,16 @@ def do_POST(self:_Handler):
     auth, stream, opts = self.headers.get('Authorization', ''), bool(body.pop('stream', False)), body.pop('stream_options', None) or {}
     t, status, reason = self.srv._decide(auth, body)
     self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body, stream=stream and self.srv.stream)) # the body's sampling fields; how it was read apart
+    if self.srv.dead: entry['reason'] = 'killed'; return self._reset() # a killed server: a kept-alive connection gets a reset
     if status != 200: return self._refuse(status, auth, reason)
     if self.srv.slots: self.srv.slots.acquire()
     try:
         entry['start'] = time.monotonic() # its slot's work begins
         if entry['stream'] and reason in ('ok', 'drop'): self._stream(reason, body, opts.get('include_usage'))
-        else: time.sleep(self.srv.latency); self._fault(reason, body)
+        else:
+            time.sleep(self.srv.latency)
+            if self.srv.dead: entry['reason'] = 'killed'; self._reset() # killed while it worked: no reply, nothing billed
+            else: self._fault(reason, body)
     finally:
         if self.srv.slots: self.srv.slots.release()
     entry['done'] = time.monotonic() # the reply is sent (or refused): no longer in flight
@@ -197,6 +201,23 @@ def __enter__(self:FakeChatServer):
 @patch
 def __exit__(self:FakeChatServer, *exc):
     self.closing.set(); self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/00f_testing.ipynb #k1ll0002
+FakeChatServer.dead = False # True once killed
+
+@patch
+def kill(self:FakeChatServer):
+    "Stop as a crashed server does: no more connections, and no reply to the requests in flight (a TCP reset)."
+    self.dead = True; self.closing.set(); self._httpd.shutdown(); self._httpd.server_close()
+
+@patch
+def kill_after(self:FakeChatServer, n:int, # requests it receives before it dies
+              ) -> threading.Thread:
+    "Kill the server (from a background thread) as soon as it has received `n` requests: a crash mid-run, whatever the machine's speed."
+    def watch():
+        while len(self.log) < n and not self.closing.is_set(): time.sleep(0.005)
+        if not self.closing.is_set(): self.kill()
+    t = threading.Thread(target=watch, daemon=True); t.start(); return t
 
 # %% ../nbs/00f_testing.ipynb #089f9c98
 FakeChatServer.vary = False # True: requests with a temperature above 0 are answered as fresh draws (see `_salt`)
