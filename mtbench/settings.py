@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['ENGINE_NAMES', 'MAX_JUDGE_SAMPLES', 'KEY_NOT_NAME', 'GROUPS', 'SettingError', 'known_engine', 'Settings', 'Selection',
-           'Generation', 'JudgeSettings', 'MMLUProSettings', 'RunSettings', 'flag_params', 'add_flags', 'legacy']
+           'Generation', 'JudgeSettings', 'MMLUProSettings', 'RunSettings', 'flag_params', 'add_flags']
 
 # %% ../nbs/00a_settings.ipynb #acefe0ec
 import argparse, copy, importlib, inspect
@@ -276,18 +276,3 @@ def add_flags(parser:argparse.ArgumentParser, # the command's parser
         names = [f'--no-{dash}'] if p.negated else [f'--{dash}'] + ([f'--{k}'] if k != dash else [])
         parser.add_argument(*names, dest=k, **kw)
     return parser
-
-# %% ../nbs/00a_settings.ipynb #5f87783e
-def legacy(cls, # the settings class the function takes now
-           obj, # the settings object it was given, or None
-           kw:dict, # the old keywords it was given
-           where:str, # the function, for the warning
-          ):
-    "`obj` (or `cls()`) updated with settings passed the old way, as keywords, with a deprecation warning."
-    import warnings
-    obj = obj if obj is not None else cls()
-    if not kw: return obj
-    arg = {'Generation': 'gen', 'JudgeSettings': 'judging', 'Selection': 'selection', 'ShowSettings': 'show', 'MMLUProSettings': 'mmlupro'}.get(cls.__name__, 'settings')
-    warnings.warn(f"{where}({', '.join(f'{k}=' for k in kw)}...) is deprecated: pass {arg}={cls.__name__}({', '.join(f'{k}=...' for k in kw)})",
-                  DeprecationWarning, stacklevel=3)
-    return obj.update(**kw)
