@@ -13,7 +13,6 @@ from .data import MTBenchError, log
 from .settings import SettingError
 from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
 from .client import BadReply, reply_text, describe_error, connect_failure
-from .cache import cache_key # a batch's replies kept for later runs, as synchronous judging keeps its own
 
 # %% auto #0
 __all__ = ['ENDPOINT', 'MAX_REQUESTS', 'MAX_BYTES', 'BATCH_DISCOUNT', 'RETRIES', 'TERMINAL', 'ERROR_TEXT', 'POLL_S', 'task_id',
@@ -62,7 +61,7 @@ def request_lines(task, # a `mtbench.judge.JudgeTask`
                   skip=(), # custom_ids to leave out (games already answered)
                  ) -> list:
     "The Batch API request of each game: its custom_id, and the body the synchronous call sends (model, messages, the judge's parameters)."
-    return [dict(custom_id=c, method='POST', url=ENDPOINT, body=dict(model=spec.model, messages=m, **spec.params))
+    return [dict(custom_id=c, method='POST', url=ENDPOINT, body=spec.request(m))
             for g, m in enumerate(task.messages, 1) if (c := custom_id(task, g)) not in skip]
 
 # %% ../nbs/04e_batch.ipynb #9319b0e1
@@ -317,7 +316,7 @@ def keep(self:BatchRun, tid:str, # the judgment's id
     task, spec = self.tasks[tid], self.spec
     for line, r in zip(request_lines(task, spec), replies):
         if r.error is None and r.text != ERROR_TEXT:
-            self.job.cache.put(cache_key(spec.model, spec.servers or spec.base_url, line['body'], spec.sample), spec.name,
+            self.job.cache.put(spec.reply_key(line['body']), spec.name,
                                dict(text=r.text, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens))
 
 # %% ../nbs/04e_batch.ipynb #4ce056cf

@@ -309,6 +309,20 @@ def params(self:JudgeSpec) -> dict:
     if self.sample > 1: p['temperature'] = SAMPLE_TEMPERATURE # judge_samples: samples 2..K must be able to differ
     return p
 
+@patch
+def request(self:JudgeSpec,
+            messages:list, # the chat messages of one game
+           ) -> dict:
+    "The body of one call with `messages`: the model and every parameter (what the API, a batch line and the cache key see)."
+    return dict(model=self.model, messages=messages, **self.params)
+
+@patch
+def reply_key(self:JudgeSpec,
+              body:dict, # a request body (`request`, or a batch line's)
+             ) -> str:
+    "The judge cache's key (`mtbench.cache.cache_key`) of request `body` to this judge: its model, its servers, the body, its sample."
+    return cache_key(self.model, self.servers or self.base_url, body, self.sample)
+
 # %% ../nbs/04_judge.ipynb #41c1b77b
 def _default_judge(j:JudgeSettings) -> str:
     "The judge when none is named: the API default with a key, else the offline local one."
@@ -470,8 +484,8 @@ def judge_pool(spec:JudgeSpec, # the judge: its servers (`servers`, else `base_u
 
 async def _chat(pool:ServerPool, spec, messages, est_tokens, cache:JudgeCache|None=None) -> Reply:
     "One judge call on `pool`'s least busy server, or its reply from `cache`; a call that gave nothing usable is a `Reply` with its error (never cached)."
-    body = dict(model=spec.model, messages=messages, **spec.params)
-    key = cache_key(spec.model, spec.servers or spec.base_url, body, spec.sample) if cache else None
+    body = spec.request(messages)
+    key = spec.reply_key(body) if cache else None
     if key and (hit := cache.get(key)): return Reply(**hit, cached=True)
     try: r, text, dt = await pool.call(lambda s: s.caller.chat(s.client, **body), est_tokens) # streamed where served so
     except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
@@ -951,7 +965,7 @@ def _from_cache(job:_Job) -> _Job:
     "`job` without the judgments whose every call is in the judge cache: those are recorded from it (before a batch is packed)."
     spec, left, job.from_cache, job.saved_usd = job.spec, [], 0, 0.0
     for t in job.todo:
-        hits = [job.cache.get(cache_key(spec.model, spec.servers or spec.base_url, dict(model=spec.model, messages=m, **spec.params), spec.sample)) for m in t.messages]
+        hits = [job.cache.get(spec.reply_key(spec.request(m))) for m in t.messages]
         if not all(hits): left.append(t); continue
         rec = job.out.append(make_record(t, spec, [Reply(**h, cached=True) for h in hits], job.price))
         job.from_cache += 1; job.saved_usd += rec.extra.get('saved_usd') or 0
