@@ -7,20 +7,14 @@ from __future__ import annotations
 import hashlib, json, os, sqlite3, threading, time, urllib.parse
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .data import MTBenchError, log, cache_dir
+from .settings import CACHE_MODES
 
 # %% auto #0
-__all__ = ['CACHE_MODES', 'CACHE_FILE', 'OPENAI_URL', 'cache_dir', 'server_identity', 'cache_key', 'JudgeCache', 'format_cache',
-           'cache_cli']
+__all__ = ['CACHE_FILE', 'OPENAI_URL', 'server_identity', 'cache_key', 'JudgeCache', 'format_cache', 'cache_cli']
 
 # %% ../nbs/02e_cache.ipynb #f29be80f
-CACHE_MODES = ('use', 'refresh', 'off') # use: read and write; refresh: call again and overwrite; off: neither
-CACHE_FILE = 'judge_cache.sqlite'
-
-def cache_dir() -> Path:
-    "The cache's folder: `MTBENCH_CACHE_DIR`, else `$XDG_CACHE_HOME/mtbench`, else `~/.cache/mtbench`."
-    if d := os.environ.get('MTBENCH_CACHE_DIR'): return Path(d).expanduser()
-    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache').expanduser()/'mtbench'
+CACHE_FILE = 'judge_cache.sqlite' # in mtbench's cache folder (`mtbench.data.cache_dir`, beside the downloaded data)
 
 # %% ../nbs/02e_cache.ipynb #61212f30
 OPENAI_URL = 'https://api.openai.com/v1'
