@@ -582,6 +582,22 @@ async def _judge_one(task, job, caller, halt, stats, progress):
             progress.set_postfix_str(f"${stats['cost_usd']:.4f}", refresh=False)
         progress.update(1)
 
+# %% ../nbs/04_judge.ipynb #9f0e1a01
+class _Proven:
+    "`pool`'s calls, its first one proven: every server lists `model` (then all go at once), else that call goes alone and the others wait for it."
+    def __init__(self, pool:ServerPool, model:str): self.pool, self.model, self.lock, self.open, self.stop = pool, model, asyncio.Lock(), False, None
+    async def call(self, make, est_tokens:float=0):
+        if not self.open:
+            async with self.lock:
+                if self.stop is not None: raise self.stop # the lone call stopped the run: nothing more is sent
+                if not self.open and not await self.pool.serves(self.model):
+                    try: return await self.pool.call(make, est_tokens)
+                    except CallFailed: raise # a failed judgment, recorded as such: the run goes on
+                    except BaseException as e: self.stop = e; raise
+                    finally: self.open = self.stop is None
+                self.open = True
+        return await self.pool.call(make, est_tokens)
+
 # %% ../nbs/04_judge.ipynb #7c1fe1bf
 async def _run_api(job, # the judging job: its tasks to do, judge, record file, price and output estimate
                    caller:Caller|ServerPool, # how calls are made: `judge_pool` (or one server's `judge_caller`)
@@ -592,15 +608,14 @@ async def _run_api(job, # the judging job: its tasks to do, judge, record file, 
     spec, out = job.spec, job.out
     pool = caller if isinstance(caller, ServerPool) else judge_pool(spec, job.judging, caller)
     stats, todo = {'calls': 0, 'failed': 0, 'cached': 0, 'saved_usd': 0.0}, iter(job.todo)
-    async def worker():
+    async def worker(calls):
         for task in todo:
             if out.stop_reason or halt.no_new: return # the disk is full, or the run is stopping: start nothing new
-            await _judge_one(task, job, pool, halt, stats, progress)
+            await _judge_one(task, job, calls, halt, stats, progress)
     async with pool:
         with halt.signals():
-            first = next(todo, None)
-            if first is not None: await halt.guard(_judge_one(first, job, pool, halt, stats, progress))
-            if not halt.no_new: await halt.guard(asyncio.gather(*[worker() for _ in range(pool.slots)]))
+            calls = _Proven(pool, spec.model)
+            await halt.guard(asyncio.gather(*[worker(calls) for _ in range(pool.slots)]))
     stats['servers'] = pool.counts()
     if out.stop_reason: raise out.stop_reason
     halt.raise_if_stopped()

@@ -118,3 +118,14 @@ async def call(self:ServerPool, make, # (server) -> the coroutine of one request
         s.served += 1
         return out
     raise err
+
+# %% ../nbs/02f_servers.ipynb #5e7e5002
+@patch
+async def serves(self:ServerPool, model:str, # the model the calls will ask for
+                 timeout:float=10, # seconds each server has to list its models
+                ) -> bool:
+    "Whether every server lists `model` at `GET /models` (a free call): then its URL, key and name are known good before a paid call."
+    async def one(s):
+        try: return any(m.id == model for m in (await asyncio.wait_for(s.client.models.list(), timeout)).data)
+        except Exception: return False # no such route, a refused key, nothing listening: the first call will say which
+    return all(await asyncio.gather(*[one(s) for s in self.servers]))

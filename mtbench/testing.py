@@ -38,10 +38,11 @@ class FakeChatServer:
                  stream:bool=False, # offer streaming: a request with stream=true gets server-sent events over `latency` s; False: a whole reply, as a server without streaming
                  every:float=0.5, # a streamed reply's seconds between pieces (its text is cut into latency/every pieces)
                  faults_on:dict|None=None, # {text: fault}: a request whose messages hold the text gets that fault, every time
+                 models:list|None=None, # the model ids `GET /models` lists, as vLLM and OpenAI do; None: no such route (404), as some servers
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
         self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
-        self.stream, self.every, self.faults_on = stream, every, dict(faults_on or {})
+        self.stream, self.every, self.faults_on, self.models, self.listed = stream, every, dict(faults_on or {}), models, 0
         if bad := [f for f in [*self.faults, *self.faults_on.values()] if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
 
@@ -140,6 +141,15 @@ def do_POST(self:_Handler):
     finally:
         if self.srv.slots: self.srv.slots.release()
     entry['done'] = time.monotonic() # the reply is sent (or refused): no longer in flight
+
+# %% ../nbs/00f_testing.ipynb #m0de1502
+@patch
+def do_GET(self:_Handler):
+    if not self.path.rstrip('/').endswith('/models') or self.srv.models is None: return self._send(404, {'error': {'message': 'not found'}})
+    auth = self.headers.get('Authorization', '')
+    if self.srv.api_key and auth != f'Bearer {self.srv.api_key}': return self._refuse(401, auth)
+    self.srv.listed += 1
+    self._send(200, {'object': 'list', 'data': [{'id': m, 'object': 'model', 'owned_by': 'mtbench'} for m in self.srv.models]})
 
 # %% ../nbs/00f_testing.ipynb #76fff8d1
 @patch
