@@ -12,7 +12,9 @@ ROUNDS rounds of N x SLOTS requests each, and prints
 
     efficiency = (requests answered / wall seconds) / (N x SLOTS / LATENCY)
 
-(target: 0.90 or more; the judge's first call goes alone, so that a wrong key costs one call: one round of ROUNDS).
+(target: 0.90 or more). The stand-ins list the judge at `GET /models`, as OpenAI, vLLM and llama-server do, so the judge's
+first call is proven by that free listing and all slots start at once (a server without the listing sees its
+first call alone, so that a wrong key costs one call: one round of ROUNDS).
 Then, with 2 servers, one is killed after it received KILL requests: the run must complete with every
 judgment made and none paid twice (the servers' paid requests = the judgments). Last, that finished run's
 answers are judged again in a new folder (cache on, in a temporary cache folder): 0 requests reach the servers.
@@ -29,11 +31,11 @@ from mtbench.settings import JudgeSettings, Selection
 
 SERVER = """import json, sys
 from mtbench.testing import FakeChatServer
-srv = FakeChatServer(slots=int(sys.argv[1]), latency=float(sys.argv[2])).__enter__()
+srv = FakeChatServer(slots=int(sys.argv[1]), latency=float(sys.argv[2]), models=['stand-in']).__enter__()
 if int(sys.argv[3]): srv.kill_after(int(sys.argv[3]))
 print(srv.base_url, flush=True)
-for line in sys.stdin: # 'count': requests received, paid (answered) and killed, since the last 'count'
-    print(json.dumps(dict(received=len(srv.log), paid=srv.paid, killed=srv.count(reason='killed'))), flush=True); srv.log.clear()
+for line in sys.stdin: # 'count': requests received, paid (answered) and killed, and model listings, since the last 'count'
+    print(json.dumps(dict(received=len(srv.log), paid=srv.paid, killed=srv.count(reason='killed'), listed=srv.listed)), flush=True); srv.log.clear(); srv.listed = 0
 """
 
 class Servers:
@@ -108,8 +110,8 @@ def main():
             qs = sorted({json.loads(l)['question_id'] for l in (again/'model_answer'/f'{models[0]}.jsonl').open()})
             j = JudgeSettings(judge='stand-in', judge_base_url=' '.join(srv.urls), judge_concurrency=a.slots, judge_price=(0.0, 0.0))
             s2 = judge_answers(again, models, j, Selection(question_ids=qs))
-            calls = sum(g['received'] for g in srv.count())
-        print(f"the finished run judged again in a new folder: {s2['total']['judgments']} judgments, {s2['from_cache']} from the cache, {calls} requests reached the servers")
+            calls = sum(g['received'] + g['listed'] for g in srv.count())
+        print(f"the finished run judged again in a new folder: {s2['total']['judgments']} judgments, {s2['from_cache']} from the cache, {calls} requests reached the servers (calls or model listings)")
         ok &= calls == 0 and s2['from_cache'] == s2['judgments']
     finally: shutil.rmtree(work, ignore_errors=True)
     print('all checks met' if ok else 'SOME CHECKS NOT MET (efficiency below 0.90, a judgment missing or paid twice, or calls on the re-judge)')
