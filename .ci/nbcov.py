@@ -13,8 +13,13 @@ later notebook that imports the module, or in a subprocess a test starts (covera
 Usage, from the repository root: `python .ci/nbcov.py [NOTEBOOK ...]` (default: every notebook).
 It prints each notebook's result as it ends (with the traceback of a failure), the coverage table, and
 last 'notebooks: N passed, N failed'; it exits 1 if a notebook failed.
+
+The notebooks start longest first, by the seconds each took last time (`.ci/nb_seconds.json`; a notebook not
+listed there starts first, as it may be long): with two workers, a long notebook started last would run alone
+at the end. `--times FILE` writes this run's seconds there (`--times .ci/nb_seconds.json` after a full run, to
+keep the order current).
 """
-import __future__, argparse, ast, os, re, shutil, subprocess, sys, tempfile, time
+import __future__, argparse, ast, json, math, os, re, shutil, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -90,6 +95,7 @@ def main():
     p.add_argument('notebooks', nargs='*', help='notebooks to test (default: all that nbdev_test runs)')
     p.add_argument('--n-workers', type=int, default=min(os.cpu_count() or 1, 8), help="notebooks at a time (nbdev_test's default)")
     p.add_argument('--data-file', help="keep the coverage data here, e.g. for `coverage report -m --data-file=...`")
+    p.add_argument('--times', help="write each notebook's seconds to this JSON file")
     p.add_argument('--one', help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one: return run_one(a.one)
@@ -102,11 +108,14 @@ def main():
     data.parent.mkdir(parents=True, exist_ok=True)
     for f in data.parent.glob(data.name + '*'): f.unlink() # no data of an earlier run
 
+    last = json.loads((HERE/'nb_seconds.json').read_text()) if (HERE/'nb_seconds.json').exists() else {}
+    nbs.sort(key=lambda nb: -last.get(nb.name, math.inf)) # longest first (sort is stable: name order among equals)
+    took = {}
     def test(nb):
         start = time.time()
         r = subprocess.run([sys.executable, '-m', 'coverage', 'run', f'--rcfile={RCFILE}', f'--data-file={data}',
                             f'--source={cfg.lib_path}', __file__, '--one', str(nb)], capture_output=True, text=True, cwd=cfg.config_path)
-        secs = time.time() - start
+        secs = took[nb.name] = time.time() - start
         print(f"{nb.name}: {'passed' if r.returncode == 0 else 'FAILED'} in {secs:.0f} s", flush=True)
         if r.returncode: print(r.stdout[-20000:] + r.stderr[-20000:], flush=True)
         return r.returncode == 0
@@ -114,6 +123,7 @@ def main():
     start = time.time()
     with ThreadPoolExecutor(a.n_workers) as ex: ok = list(ex.map(test, nbs))
     secs = time.time() - start
+    if a.times: Path(a.times).write_text(json.dumps({k: round(v) for k, v in sorted(took.items())}, indent=0) + '\n')
     r = coverage('combine', data_file=data)
     bad = re.search(r'(\d+) files? errored', r.stdout + r.stderr)
     if r.returncode and not bad: print(r.stdout + r.stderr)
