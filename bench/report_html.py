@@ -45,7 +45,7 @@ def build(folder):
     "Write the report (report.md, plots, the page); (seconds for the whole report, seconds for the page alone, the page)."
     from mtbench.tables import write_report
     from mtbench.report import write_page
-    from mtbench.benchmark import get_benchmark
+    from mtbench.registry import get_benchmark
     t0 = time.perf_counter(); s = write_report(folder); total = time.perf_counter() - t0
     t0 = time.perf_counter(); page = write_page(folder, s, get_benchmark('mt-bench')); alone = time.perf_counter() - t0
     return total, alone, page

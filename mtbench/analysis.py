@@ -16,7 +16,8 @@ from fastcore.basics import store_attr
 from dataclasses import dataclass
 from fastcore.script import Param
 from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, iter_jsonl, load_questions
-from .benchmark import MT_BENCH, get_benchmark
+from .benchmark import MT_BENCH
+from .registry import get_benchmark
 from .settings import Settings, Selection
 from .compare import COMPARE_FIELDS, compare_scores, compare_win_rates
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00e_benchmark.ipynb #f75d54c1
 from __future__ import annotations
-import hashlib, importlib, json, re
+import hashlib, json, re
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
@@ -15,10 +15,10 @@ from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, ca
 from .settings import SettingError
 
 # %% auto #0
-__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'BENCHMARKS', 'MODULES', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS',
-           'RESERVED_NAMES', 'MAX_YAML_DEPTH', 'MAX_YAML_CHARS', 'Benchmark', 'own_history', 'ordinal', 'turn_prompt',
-           'criteria_prompt', 'MTBench', 'register', 'all_benchmarks', 'read_yaml', 'yaml_line', 'yaml_fields',
-           'check_yaml_depth', 'expanded_size', 'Suite', 'load_suite', 'get_benchmark']
+__all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS', 'RESERVED_NAMES',
+           'BENCHMARK_NAMES', 'MAX_YAML_DEPTH', 'MAX_YAML_CHARS', 'Benchmark', 'own_history', 'ordinal', 'turn_prompt',
+           'criteria_prompt', 'MTBench', 'read_yaml', 'yaml_line', 'yaml_fields', 'check_yaml_depth', 'expanded_size',
+           'Suite', 'load_suite']
 
 # %% ../nbs/00e_benchmark.ipynb #d997d2bb
 class Benchmark:
@@ -304,25 +304,7 @@ def labels(self:MTBench,
     return dict(categories={qid: CATEGORIES[(qid-81)//10] for qid in range(81, 161)}, abilities=None, order=CATEGORIES, turns=2)
 
 # %% ../nbs/00e_benchmark.ipynb #f0433dd3
-BENCHMARKS = {} # name -> Benchmark
-
-MODULES = {'mt-bench-101': 'mtbench.mtbench101', 'mmlu-pro': 'mtbench.mmlupro', 'ko-mt-bench': 'mtbench.multilingual',
-           'ja-mt-bench': 'mtbench.multilingual'} # name -> the module that registers it when imported
-
-def register(bench:Benchmark # the benchmark to make available
-            ) -> Benchmark:
-    "Make `bench` available as `--benchmark NAME`."
-    BENCHMARKS[bench.name] = bench
-    return bench
-
-# %% ../nbs/00e_benchmark.ipynb #a575c412
-def all_benchmarks() -> dict:
-    "Every benchmark by name, its module imported where it has one of its own (for menus and lists)."
-    for name, mod in MODULES.items():
-        if name not in BENCHMARKS: importlib.import_module(mod)
-    return BENCHMARKS
-
-MT_BENCH = register(MTBench())
+MT_BENCH = MTBench() # MT-bench itself: `--benchmark mt-bench`, the default
 
 # %% ../nbs/00e_benchmark.ipynb #bdf87813
 CASE_FIELDS = ['id', 'task', 'ability', 'criteria', 'turns'] # a YAML case needs them all
@@ -330,6 +312,7 @@ CASE_FIELDS = ['id', 'task', 'ability', 'criteria', 'turns'] # a YAML case needs
 OPTIONAL_CASE_FIELDS = ['reference']
 
 RESERVED_NAMES = ['model_answer', 'model_judgment', 'results'] # the folders of a run: no suite may take their names
+BENCHMARK_NAMES = ['mt-bench', 'mt-bench-101', 'mmlu-pro', 'ko-mt-bench', 'ja-mt-bench'] # the benchmarks' names (`mtbench.registry.BENCHMARKS`): no suite may take them either
 
 # %% ../nbs/00e_benchmark.ipynb #f8bfb01b
 def _check_extras(d, where, n):
@@ -522,7 +505,7 @@ def _suite_name(name, where, path) -> str:
     if name is None: name = re.sub(r'[^A-Za-z0-9._-]+', '-', Path(path).stem).strip('-.') or 'suite'
     elif not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', name):
         raise MTBenchError(f"{where}: name {name!r} is a folder name: letters, digits, '.', '_' and '-' only")
-    if name in RESERVED_NAMES or name in BENCHMARKS or name in MODULES:
+    if name in RESERVED_NAMES or name in BENCHMARK_NAMES:
         raise MTBenchError(f"{where or path}: the suite's name {name!r} is taken (by {'a run folder' if name in RESERVED_NAMES else 'a benchmark'}); "
                            f"{'rename it' if where else 'rename the file, or use a YAML suite with a name:'}")
     return name
@@ -538,20 +521,3 @@ def load_suite(path:str|Path, # a FastChat-format .jsonl or a .yaml/.yml suite
     else: raise MTBenchError(f"{path}: a questions file ends in .jsonl (FastChat's format) or .yaml/.yml (a suite)")
     if not qs: raise MTBenchError(f"{path}: no questions in it")
     return Suite(path, sorted(qs, key=lambda q: q.question_id), _suite_name(name, where, path), tasks)
-
-# %% ../nbs/00e_benchmark.ipynb #4a2b29bf
-def get_benchmark(name:str|Benchmark|None='mt-bench', # a registered name, or a `Benchmark`
-                  questions:str|Path|None=None, # your own questions file instead: a .jsonl or .yaml suite
-                 ) -> Benchmark:
-    "The benchmark a command runs: a registered one by name (its module imported if need be), or your own questions."
-    if isinstance(name, Benchmark) and not questions: return name
-    if questions:
-        if name not in (None, 'mt-bench', MT_BENCH):
-            raise SettingError('questions', str(questions), f"give either a benchmark ({name}) or your own questions: give one of them (your own questions are their own benchmark)")
-        return load_suite(questions)
-    name = name or 'mt-bench'
-    if name not in BENCHMARKS and name in MODULES: importlib.import_module(MODULES[name])
-    if name not in BENCHMARKS:
-        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(dict.fromkeys([*BENCHMARKS, *MODULES]))}, "
-                           "or give your own questions with --questions FILE")
-    return BENCHMARKS[name]

@@ -58,7 +58,7 @@ COMMANDS = {
     'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",
                          {'selection': ['data_dir'], 'judging': None}, ('models', 'output_dir')),
     'cache': Command('mtbench.cache:cache_cli', 'the judge cache across runs: its file, size, entries and hits; --clear by age or by judge'),
-    'mmlu-pro': Command('mtbench.mmlupro:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
+    'mmlu-pro': Command('mtbench.registry:mmlupro_cli', 'MMLU-Pro as TIGER-Lab evaluates it: 5-shot chain of thought, letter extraction, accuracy with CIs',
                         {'selection': ['data_dir', 'categories'], 'generation': _LOCAL_GEN, 'mmlupro': None}, ('models', 'output_dir')),
 }
 
@@ -135,11 +135,11 @@ def run_cli(run:RunSettings, # the run's settings, from the flags
             yes:bool=False, # go ahead without asking when the judging's estimated cost is far above the usual (for scripts)
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
-    from mtbench.benchmark import get_benchmark
+    from mtbench.registry import get_benchmark, make_backend
     from mtbench.evaluator import MTBenchEvaluator
     run = with_config(run, config)
     bench = get_benchmark(run.selection.benchmark, run.selection.questions)
-    if not bench.judged: return bench.run(run, _command_line())
+    if not bench.judged: return bench.run(run, _command_line(), open_backend=make_backend)
     for k, v in (('samples_per_category', None), ('no_answer', 'random')):
         if getattr(run.mmlupro, k) != v: raise SettingError(k, getattr(run.mmlupro, k), f"it is for mmlu-pro (benchmark mmlu-pro), not {bench.name}")
     from mtbench.judge import confirm_cost

@@ -11,8 +11,8 @@ from .data import MTBenchError, log, Answer, Question, RecordFile, answer_proble
 from .runfolder import RunFolder, redact_url, writable
 from .settings import Generation, RunSettings, SettingError
 from .backends import Completion, NotSent
-from .registry import make_backend
-from .benchmark import Benchmark, own_history, get_benchmark
+from .registry import make_backend, get_benchmark
+from .benchmark import Benchmark, own_history
 
 # %% auto #0
 __all__ = ['answer_wave', 'longest_prompt', 'generate_answers', 'answers_cli']

@@ -48,7 +48,7 @@ def _memo(obj, name, f, *args):
 @patch(as_prop=True)
 def bench(self:MTBenchEvaluator):
     "The benchmark (`mtbench.benchmark`), found (and a questions file of your own read and checked) once for the same settings."
-    from mtbench.benchmark import get_benchmark
+    from mtbench.registry import get_benchmark
     return _memo(self, '_bench', get_benchmark, self.benchmark, self.question_file)
 
 # %% ../nbs/05_evaluator.ipynb #ee02c727

@@ -18,7 +18,8 @@ from .runfolder import RunFolder, file_stem, writable, redact_url, secret_env, k
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, describe_error, connect_failure, run_sync
 from .cache import JudgeCache, cache_key # judge replies kept across runs (--cache)
 from .servers import ServerPool, url_list # several servers for one judge
-from .benchmark import MT_BENCH, get_benchmark
+from .benchmark import MT_BENCH
+from .registry import get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
 
 # %% auto #0

@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import MTBenchError, Question, RecordFile, StorageError, Record, hold_folder, log, sha256_file
-from .benchmark import Benchmark, register
+from .benchmark import Benchmark
 from .runfolder import RunFolder, RunLoop, library_versions
 from .settings import SettingError, Selection, Generation, JudgeSettings, MMLUProSettings, RunSettings, GROUPS
 
@@ -22,7 +22,7 @@ __all__ = ['MMLUPRO_REPO', 'MMLUPRO_REVISION', 'CATEGORIES', 'LETTERS', 'TEST_SI
            'cot_prompt', 'api_example', 'api_prompt', 'prompt_format', 'fit_prompt', 'token_budget', 'extract_answer',
            'answer_text', 'draw_guesses', 'is_correct', 'ScoredAnswer', 'score_output', 'stopping_at', 'rescore',
            'answer_items', 'wilson_interval', 'accuracy_table', 'format_table', 'MMLUPro', 'check_run', 'MMLUProJob',
-           'prepare_mmlupro', 'evaluate_model', 'evaluate_mmlupro', 'mmlupro_cli', 'check_unjudged']
+           'prepare_mmlupro', 'evaluate_model', 'evaluate_mmlupro', 'check_unjudged']
 
 # %% ../nbs/04h_mmlupro.ipynb #134e8007
 MMLUPRO_REPO = 'TIGER-Lab/MMLU-Pro' # the dataset on the Hugging Face hub
@@ -526,7 +526,7 @@ def data_files(self:MMLUPro,
     "MMLU-Pro's parquet files, by name."
     return {k: Path(v['path']) for k, v in load_mmlupro(data_dir).data_files().items()}
 
-MMLU_PRO = register(MMLUPro())
+MMLU_PRO = MMLUPro()
 
 # %% ../nbs/04h_mmlupro.ipynb #ae0d088d
 BACKEND_SETTINGS = ['batch_size', 'model_base_url', 'api_key_env', 'concurrency', 'engine', 'num_gpus', 'memory_limit', 'dtype',
@@ -553,17 +553,19 @@ class MMLUProJob:
     folder: Path # the run's OUTPUT/mmlu-pro
     settings: MMLUProSettings # revision, sample, seed, no_answer, prompt_format
     gen: Generation # how the models answer
+    open_backend: object = None # (model, gen, prompt_tokens=) -> (backend, made here): opens a model given by name (`mtbench.registry.make_backend`); None: the models are backends
 
 # %% ../nbs/04h_mmlupro.ipynb #2820d5da
 def prepare_mmlupro(run:RunSettings, # the run's settings (`check_run`)
                     hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
+                    open_backend=None, # (model, gen, prompt_tokens=) -> (backend, made here) for a model given by name (`mtbench.registry.make_backend`)
                    ) -> MMLUProJob:
     "Read the data and choose the questions, once for all the run's models; every category needs worked examples."
     s = run.mmlupro
     data = load_mmlupro(run.selection.data_dir, s.revision, hub_cache)
     items, shots = select_items(data.test, run.selection.categories, s.samples_per_category, s.seed), shots_by_category(data.validation)
     for c in dict.fromkeys(i.category for i in items): cot_prompt(next(i for i in items if i.category == c), shots) # each category has examples
-    return MMLUProJob(data, items, shots, MMLU_PRO.folder(run.output_dir), s, run.generation)
+    return MMLUProJob(data, items, shots, MMLU_PRO.folder(run.output_dir), s, run.generation, open_backend)
 
 # %% ../nbs/04h_mmlupro.ipynb #e3eb0b7d
 REFERENCE = 'github.com/TIGER-AI-Lab/MMLU-Pro at f418b116db00b065c2aea046518d8fcf74d39872: evaluate_from_local.py (plain), evaluate_from_api.py (chat)'
@@ -588,11 +590,13 @@ def _prompt_info(backend, fmt, max_new_tokens) -> dict:
 # %% ../nbs/04h_mmlupro.ipynb #702670ec
 def _backend(model, job:MMLUProJob) -> tuple:
     "The model's backend, and whether it was made here (so it is closed here), sized for the run's longest prompt and answer."
-    from mtbench.registry import make_backend
+    if job.open_backend is None:
+        if isinstance(model, str): raise MTBenchError(f"mmlu-pro: model {model!r} is a name; give open_backend=mtbench.registry.make_backend to open it, or give a backend")
+        return model, False
     fmt, gen = job.settings.prompt_format, job.gen
     longest = max(max(len(cot_prompt(i, job.shots)), len(api_prompt(i, job.shots))) for i in job.items)//3 + 64
     guess = fmt if fmt != 'auto' else 'chat' if gen.model_base_url else 'plain' # the format, before the backend says
-    return make_backend(model, gen.update(max_new_tokens=gen.max_new_tokens or MAX_NEW_TOKENS[guess]), prompt_tokens=longest)
+    return job.open_backend(model, gen.update(max_new_tokens=gen.max_new_tokens or MAX_NEW_TOKENS[guess]), prompt_tokens=longest)
 
 # %% ../nbs/04h_mmlupro.ipynb #27ff2dd4
 def evaluate_model(model, # a registry name, Hugging Face id, folder or backend; with model_base_url, the served model's name
@@ -653,10 +657,11 @@ def evaluate_mmlupro(run:RunSettings|None=None, # models, output_dir, selection 
                      *, command:str|None=None, # the command line, for run.json
                      progress=True, # progress bars: True (tqdm's), False, or a tqdm-like class
                      hub_cache:str|Path|None=None, # the hub's cache folder (default: huggingface_hub's)
+                     open_backend=None, # (model, gen, prompt_tokens=) -> (backend, made here) for a model given by name: `mtbench.registry.make_backend`, which the commands pass; None: the models are backends
                     ) -> dict:
     "MMLU-Pro for the run's models: answers, extraction and accuracy with intervals; resumable. Returns the table, run.json's content and the folder."
     run = check_run(run if run is not None else RunSettings())
-    job = prepare_mmlupro(run, hub_cache)
+    job = prepare_mmlupro(run, hub_cache, open_backend)
     with RunFolder(job.folder).hold('mtbench mmlu-pro'): return _run(run, job, command, progress)
 
 # %% ../nbs/04h_mmlupro.ipynb #0844d4c2
@@ -672,12 +677,6 @@ def _report(res:dict) -> dict:
     failed = sum(i['failed'] for i in run['models'].values())
     if failed: raise MTBenchError(f"{failed} questions failed (the errors are in their records); run the same command again to retry them")
     return res
-
-# %% ../nbs/04h_mmlupro.ipynb #9a143816
-def mmlupro_cli(run:RunSettings, # the run: models, output_dir, data_dir, categories, the generation and mmlupro settings
-               ):
-    "MMLU-Pro as TIGER-Lab evaluates it: five-shot chain of thought, the answer letter extracted, accuracy per category with 95% intervals."
-    return _report(evaluate_mmlupro(run, command=_command()))
 
 # %% ../nbs/04h_mmlupro.ipynb #bbbba542
 _NOT_FOR_MMLUPRO = dict(judging=(None, 'does not apply to mmlu-pro, which is scored without a judge; drop it'),
@@ -697,7 +696,8 @@ def check_unjudged(run:RunSettings, # `mtbench run`'s settings
 def run(self:MMLUPro, run:RunSettings, # `mtbench run`'s settings
         command:str|None=None, # the command line, for run.json (default: this process's, when it is mtbench's)
         progress=None, # progress bars: None or True (tqdm's), False, or a tqdm-like class
+        open_backend=None, # (model, gen, prompt_tokens=) -> (backend, made here) for a model given by name (`mtbench.registry.make_backend`)
        ) -> dict:
-    "`mtbench run --benchmark mmlu-pro`: `mmlupro_cli`'s run and report; a judge's setting is refused, since nothing is judged."
+    "`mtbench run --benchmark mmlu-pro` and `mtbench mmlu-pro`: the run, its table printed; a judge's setting is refused, since nothing is judged."
     check_unjudged(run)
-    return _report(evaluate_mmlupro(run, command=command or _command(), progress=True if progress is None else progress))
+    return _report(evaluate_mmlupro(run, command=command or _command(), progress=True if progress is None else progress, open_backend=open_backend))

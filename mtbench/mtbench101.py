@@ -11,7 +11,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import MTBenchError, PinnedFiles, pinned_file, Question, JudgePrompt
-from .benchmark import Benchmark, register
+from .benchmark import Benchmark
 from .settings import SettingError
 
 # %% auto #0
@@ -475,4 +475,4 @@ def aggregate(self:MTBench101,
                 note=f"each dialogue scores its lowest judged turn, a task the mean of its dialogues, an ability the mean of its tasks, "
                      f"the average the mean of the {n} tasks judged (OpenCompass's get_final_results)")
 
-MT_BENCH_101 = register(MTBench101())
+MT_BENCH_101 = MTBench101()

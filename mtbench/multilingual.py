@@ -11,7 +11,7 @@ from fastcore.basics import patch
 from fastcore.foundation import L
 from .data import (MTBenchError, PinnedFiles, pinned_file, Answer, Question, CATEGORIES, NEED_REF_CATS, check_question,
                           question_records, load_judge_prompts, read_jsonl)
-from .benchmark import Benchmark, register
+from .benchmark import Benchmark
 from .settings import SettingError
 
 # %% auto #0
@@ -202,7 +202,7 @@ def rescore(self:KoMTBench,
     if how == 'penalized' and x.get('expected_score') is not None: x['expected_score'] = math.sqrt(x['expected_score'])
     return replace(rec, score=score, extra=x)
 
-KO_MT_BENCH = register(KoMTBench())
+KO_MT_BENCH = KoMTBench()
 
 # %% ../nbs/04i_multilingual.ipynb #688fa80a
 JA_TEMPERATURES = {'writing': 0.5, 'roleplay': 0.5, 'extraction': 0.2, 'math': 0.1, 'coding': 0.1, 'reasoning': 0.1, 'stem': 0.2, 'humanities': 0.2} # the fork's common.py
@@ -236,4 +236,4 @@ def labels(self:JaMTBench,
     "Its questions' categories, and one turn."
     return {**Benchmark.labels(self, data_dir), 'turns': 1}
 
-JA_MT_BENCH = register(JaMTBench())
+JA_MT_BENCH = JaMTBench()

@@ -7,10 +7,12 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from .data import MTBenchError
-from .settings import ENGINE_NAMES, Generation, SettingError, known_engine
+from pathlib import Path
+from .settings import ENGINE_NAMES, Generation, RunSettings, SettingError, known_engine
+from .benchmark import Benchmark, MT_BENCH, BENCHMARK_NAMES, load_suite
 
 # %% auto #0
-__all__ = ['ENGINES', 'Entry', 'engine', 'make_backend']
+__all__ = ['ENGINES', 'BENCHMARKS', 'Entry', 'engine', 'make_backend', 'all_benchmarks', 'get_benchmark', 'mmlupro_cli']
 
 # %% ../nbs/04j_registry.ipynb #7c1e0a07
 @dataclass(frozen=True)
@@ -55,3 +57,36 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
     if hasattr(model, 'tokenizer') and hasattr(model, 'plan'): return HFBackend(model, gen.batch_size), False # a `LoadedModel`
     args = (str(model), gen, model_id, prompt_tokens or 1024)
     return (engine(gen.engine).load()(*args) or ENGINES['transformers'].load()(*args)), True
+
+# %% ../nbs/04j_registry.ipynb #b3c4d5e2
+BENCHMARKS = {e.name: e for e in [ # what --benchmark picks, by name
+    Entry('mt-bench', 'mtbench.benchmark:MT_BENCH', "FastChat's 80 two-turn questions in 8 categories"),
+    Entry('mt-bench-101', 'mtbench.mtbench101:MT_BENCH_101', '1,388 dialogues of 2 to 7 turns in 13 tasks, asked after the golden history'),
+    Entry('mmlu-pro', 'mtbench.mmlupro:MMLU_PRO', "12,032 multiple-choice questions, scored by the answer's letter (no judge)"),
+    Entry('ko-mt-bench', 'mtbench.multilingual:KO_MT_BENCH', 'MT-bench in Korean, judged as its fork judges it'),
+    Entry('ja-mt-bench', 'mtbench.multilingual:JA_MT_BENCH', 'MT-bench in Japanese, judged as its fork judges it')]}
+
+def all_benchmarks() -> dict:
+    "Every benchmark by name, each module imported (for menus and lists)."
+    return {n: e.load() for n, e in BENCHMARKS.items()}
+
+# %% ../nbs/04j_registry.ipynb #4a2b29bf
+def get_benchmark(name:str|Benchmark|None='mt-bench', # a name in `BENCHMARKS`, or a `Benchmark`
+                  questions:str|Path|None=None, # your own questions file instead: a .jsonl or .yaml suite
+                 ) -> Benchmark:
+    "The benchmark a command runs: one of `BENCHMARKS` by name (its module imported now), or your own questions."
+    if isinstance(name, Benchmark) and not questions: return name
+    if questions:
+        if name not in (None, 'mt-bench', MT_BENCH):
+            raise SettingError('questions', str(questions), f"give either a benchmark ({name}) or your own questions: give one of them (your own questions are their own benchmark)")
+        return load_suite(questions)
+    name = name or 'mt-bench'
+    if name not in BENCHMARKS:
+        raise MTBenchError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}, or give your own questions with --questions FILE")
+    return BENCHMARKS[name].load()
+
+# %% ../nbs/04j_registry.ipynb #9a143816
+def mmlupro_cli(run:RunSettings, # the run: models, output_dir, data_dir, categories, the generation and mmlupro settings
+               ):
+    "MMLU-Pro as TIGER-Lab evaluates it: five-shot chain of thought, the answer letter extracted, accuracy per category with 95% intervals."
+    return get_benchmark('mmlu-pro').run(run, open_backend=make_backend)

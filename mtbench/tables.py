@@ -12,7 +12,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.script import Param
 from .data import MTBenchError
-from .benchmark import get_benchmark
+from .registry import get_benchmark
 from .settings import Selection, RunSettings
 from .runfolder import RunFolder
 from .compare import COMPARE_FIELDS, run_identity, check_comparable

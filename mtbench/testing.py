@@ -142,15 +142,6 @@ def do_POST(self:_Handler):
         if self.srv.slots: self.srv.slots.release()
     entry['done'] = time.monotonic() # the reply is sent (or refused): no longer in flight
 
-# %% ../nbs/00f_testing.ipynb #m0de1502
-@patch
-def do_GET(self:_Handler):
-    if not self.path.rstrip('/').endswith('/models') or self.srv.models is None: return self._send(404, {'error': {'message': 'not found'}})
-    auth = self.headers.get('Authorization', '')
-    if self.srv.api_key and auth != f'Bearer {self.srv.api_key}': return self._refuse(401, auth)
-    self.srv.listed += 1
-    self._send(200, {'object': 'list', 'data': [{'id': m, 'object': 'model', 'owned_by': 'mtbench'} for m in self.srv.models]})
-
 # %% ../nbs/00f_testing.ipynb #76fff8d1
 @patch
 def _chunk(self:_Handler, data:bytes):
@@ -211,6 +202,15 @@ def __enter__(self:FakeChatServer):
 @patch
 def __exit__(self:FakeChatServer, *exc):
     self.closing.set(); self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/00f_testing.ipynb #m0de1502
+@patch
+def do_GET(self:_Handler):
+    if not self.path.rstrip('/').endswith('/models') or self.srv.models is None: return self._send(404, {'error': {'message': 'not found'}})
+    auth = self.headers.get('Authorization', '')
+    if self.srv.api_key and auth != f'Bearer {self.srv.api_key}': return self._refuse(401, auth)
+    self.srv.listed += 1
+    self._send(200, {'object': 'list', 'data': [{'id': m, 'object': 'model', 'owned_by': 'mtbench'} for m in self.srv.models]})
 
 # %% ../nbs/00f_testing.ipynb #k1ll0002
 FakeChatServer.dead = False # True once killed
@@ -376,16 +376,6 @@ def batch_line(custom_id:str, # the request's custom_id
     if fate == 'fail': return {**ln, 'response': {'status_code': 500, 'request_id': rid, 'body': {'error': {'message': 'The server had an error while processing your request.', 'type': 'server_error'}}}, 'error': None}
     return {**ln, 'response': {'status_code': 200, 'request_id': rid, 'body': fake_completion(body)}, 'error': None}
 
-# %% ../nbs/00f_testing.ipynb #48c1dc99
-@patch
-def _finish(self:FakeBatchServer, b:dict):
-    "Write batch `b`'s output and error files."
-    out = [batch_line(l['custom_id'], f, l['body']) for l, f in zip(b['_lines'], b['_fates'])]
-    ok, bad = [o for o, f in zip(out, b['_fates']) if f == 'ok'], [o for o, f in zip(out, b['_fates']) if f != 'ok']
-    as_file = lambda rs, name: self._file(''.join((r if isinstance(r, _Cut) else json.dumps(r)) + '\n' for r in rs).encode(), 'batch_output', name)['id'] if rs else None
-    if b['id'] == 'batch_1' and self.broken: ok = _break(ok, self.broken)
-    b['output_file_id'], b['error_file_id'] = as_file(ok, f"{b['id']}_output.jsonl"), as_file(bad, f"{b['id']}_error.jsonl")
-
 # %% ../nbs/00f_testing.ipynb #259f0f29
 class _Cut(str):
     "A line of an output file that is not JSON: written as it is."
@@ -395,6 +385,16 @@ def _break(lines:list, faults:list) -> list:
     for k, f in enumerate(faults[:len(out)]):
         out[k] = _Cut(json.dumps(out[k])[:40]) if f == 'malformed' else {x: v for x, v in out[k].items() if x != 'custom_id'}
     return out
+
+# %% ../nbs/00f_testing.ipynb #48c1dc99
+@patch
+def _finish(self:FakeBatchServer, b:dict):
+    "Write batch `b`'s output and error files."
+    out = [batch_line(l['custom_id'], f, l['body']) for l, f in zip(b['_lines'], b['_fates'])]
+    ok, bad = [o for o, f in zip(out, b['_fates']) if f == 'ok'], [o for o, f in zip(out, b['_fates']) if f != 'ok']
+    as_file = lambda rs, name: self._file(''.join((r if isinstance(r, _Cut) else json.dumps(r)) + '\n' for r in rs).encode(), 'batch_output', name)['id'] if rs else None
+    if b['id'] == 'batch_1' and self.broken: ok = _break(ok, self.broken)
+    b['output_file_id'], b['error_file_id'] = as_file(ok, f"{b['id']}_output.jsonl"), as_file(bad, f"{b['id']}_error.jsonl")
 
 # %% ../nbs/00f_testing.ipynb #05db45f5
 class _BatchHandler(_Handler):

@@ -169,7 +169,7 @@ OWN_QUESTIONS = 'own'
 
 def benchmark_options() -> list[tuple[str,str]]:
     "The benchmark menu as (label, value) pairs: every benchmark a judge scores (their modules imported), then your own questions file."
-    from mtbench.benchmark import all_benchmarks
+    from mtbench.registry import all_benchmarks
     return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in all_benchmarks().items() if b.judged] + [
         ("your own questions file ...", OWN_QUESTIONS)]
 
@@ -423,7 +423,7 @@ def _show_custom(self:RunnerPanel): self.custom.layout.display = '' if self.judg
 @patch
 def _bench(self:RunnerPanel):
     "The benchmark chosen: a registered one, or the questions file typed (read and checked)."
-    from mtbench.benchmark import get_benchmark
+    from mtbench.registry import get_benchmark
     if self.benchmark.value != OWN_QUESTIONS: return get_benchmark(self.benchmark.value)
     if not self.questions.value.strip(): raise MTBenchError("type the path of your questions file (a FastChat-format .jsonl or a .yaml suite), or pick a benchmark")
     return get_benchmark(None, self.questions.value.strip())
