@@ -6,10 +6,10 @@
 from __future__ import annotations
 import importlib
 from dataclasses import dataclass
-from .data import MTBenchError
 from pathlib import Path
+from .data import MTBenchError
 from .settings import ENGINE_NAMES, Generation, RunSettings, SettingError, known_engine
-from .benchmark import Benchmark, MT_BENCH, BENCHMARK_NAMES, load_suite
+from .benchmark import Benchmark, MT_BENCH, load_suite
 
 # %% auto #0
 __all__ = ['ENGINES', 'BENCHMARKS', 'Entry', 'engine', 'make_backend', 'all_benchmarks', 'get_benchmark', 'mmlupro_cli']
