@@ -67,7 +67,7 @@ def questions(self:MTBenchEvaluator):
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
-    from mtbench.judge import resolve_judge
+    from mtbench.judges import resolve_judge
     return _memo(self, '_judge_spec', resolve_judge, self.run_settings.judging)
 
 @patch(as_prop=True)
@@ -188,7 +188,7 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
                  stop:threading.Event|None=None, # set it to stop judging (the Colab panel's Stop)
                 ):
     "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
-    from mtbench.judge import judge_answers, served_judge, Watch
+    from mtbench.judging import judge_answers, served_judge, Watch
     from mtbench.settings import Selection
     t0 = time.monotonic()
     spec, run = self.judge_spec, self.run_settings
@@ -256,7 +256,7 @@ def _check_run(self:MTBenchEvaluator):
     _, _, _ = self.gen_bench, self.judge_spec, self.questions
     self.bench.check_mode(self.mode)
     if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
-        from mtbench.judge import run_estimate
+        from mtbench.judging import run_estimate
         self.confirm(run_estimate(self.questions, len(self.models), self.run_settings.judging, self.judge_spec, self.bench))
     if self.wandb: _wandb_check(self.wandb)
     self.check_models()
