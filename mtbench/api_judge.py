@@ -174,11 +174,11 @@ class _Proven:
 
 # %% ../nbs/04c_api_judge.ipynb #7c1fe1bf
 async def run_api(job, # the judging job: its tasks to do, judge, record file, price and output estimate
-                   caller:Caller|ServerPool, # how calls are made: `judge_pool` (or one server's `judge_caller`)
-                   halt:GracefulStop, # how the run stops: no new calls, the ones in flight land
-                   progress=None, # a tqdm-like bar
-                  ) -> dict:
-    "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands."
+                  caller:Caller|ServerPool|None, # how calls are made: a `judge_pool`, one server's `judge_caller`, or None: the judge's own pool
+                  halt:GracefulStop, # how the run stops: no new calls, the ones in flight land
+                  progress=None, # a tqdm-like bar
+                 ) -> dict:
+    "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands; their counts, calls per server and the pace's cuts."
     spec, out = job.spec, job.out
     pool = caller if isinstance(caller, ServerPool) else judge_pool(spec, job.judging, caller)
     stats, todo = {'calls': 0, 'failed': 0, 'cached': 0, 'saved_usd': 0.0}, iter(job.todo)
@@ -190,7 +190,7 @@ async def run_api(job, # the judging job: its tasks to do, judge, record file, p
         with halt.signals():
             calls = _Proven(pool, spec.model)
             await halt.guard(asyncio.gather(*[worker(calls) for _ in range(pool.slots)]))
-    stats['servers'] = pool.counts()
+    stats['servers'], stats['rate_cuts'] = pool.counts(), sum(getattr(s.caller.gate, 'cuts', 0) for s in pool.servers)
     if out.stop_reason: raise out.stop_reason
     halt.raise_if_stopped()
     return stats

@@ -13,7 +13,7 @@ from .settings import SettingError, MAX_JUDGE_SAMPLES
 from .benchmark import MT_BENCH
 
 # %% auto #0
-__all__ = ['MODES', 'SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'prompt_name', 'single_user_prompt',
+__all__ = ['SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'prompt_name', 'single_user_prompt',
            'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments', 'sample_tasks', 'rating_match',
            'parse_rating', 'parse_verdict', 'Reply', 'tokens_cost', 'expected_rating', 'make_record']
 
@@ -132,8 +132,6 @@ def key(self:JudgeTask,
     return (self.question_id, *self.models, (judge, self.prompt.name), self.turn) + ((self.sample,) if self.sample != 1 else ())
 
 # %% ../nbs/04_judge.ipynb #751d3b75
-MODES = ['single', 'pairwise-baseline', 'pairwise-all']
-
 def _pairs(models, mode, baseline):
     if mode == 'single': return [(m,) for m in models]
     if mode == 'pairwise-baseline': return [(m, baseline) for m in models if m != baseline]
@@ -156,7 +154,6 @@ def plan_judgments(questions, # the `Question`s to judge
                    bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default MT-bench)
                   ) -> L:
     "The judgments to make, in FastChat's order; failed answers are left out."
-    if mode not in MODES: raise SettingError('mode', mode, f"choose from {', '.join(MODES)}")
     models = list(answers) if mode != 'pairwise-baseline' else [m for m in answers if m != baseline]
     refs, bench = refs or {}, bench or MT_BENCH
     math = {q.question_id: bench.needs_reference(q) for q in questions}

@@ -133,7 +133,7 @@ def _check_reach(spec:JudgeSpec, need_key:bool):
 def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, score mode and rubric (default: the default judge)
                   need_key:bool=True, # False for a dry run, which calls nothing
                  ) -> JudgeSpec:
-    "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied."
+    "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied; the judge's own rules on the mode checked."
     j = judging if judging is not None else JudgeSettings()
     if key_like(j.judge_api_key_env): raise SettingError('judge_api_key_env', '***', KEY_NOT_NAME) # before anything could print it
     if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
@@ -141,6 +141,8 @@ def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key,
     urls = url_list(j.judge_base_url) # one URL, or several servers of one judge
     spec = JudgeSpec(judge, urls[0] if urls else None, j.judge_api_key_env, j.judge_max_tokens, j.score_mode, servers=tuple(urls))
     if j.judge_rubric or judge.startswith(RUBRIC_JUDGES): spec = rubric_spec(spec, j.judge_rubric)
+    if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
+    if j.score_mode == 'expected' and j.mode != 'single': raise SettingError('score_mode', 'expected', 'applies to single mode (pairwise verdicts have no score)')
     _check_reach(spec, need_key)
     return spec
 

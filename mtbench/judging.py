@@ -9,22 +9,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from fastcore.script import Param
 from .data import MTBenchError, log, Answer, Judgment, PairJudgment, RecordFile, hold_folder, iter_jsonl, answer_problem
-from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError
+from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE
 from .runfolder import RunFolder, file_stem, writable
 from .client import GracefulStop, run_sync
 from .cache import JudgeCache # judge replies kept across runs (--cache)
-from .servers import ServerPool
 from .benchmark import MT_BENCH, get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
-from .judge import MODES, ERROR_OUTPUT, Reply, make_record, plan_judgments, sample_tasks, tokens_cost
+from .judge import ERROR_OUTPUT, Reply, make_record, plan_judgments, sample_tasks, tokens_cost
 from .rubric import rubric_tasks
 from .judges import DEFAULT_API_JUDGE, MAX_TOKENS, JudgeSpec, PRICES, lookup, resolve_judge, estimate_tokens
-from .api_judge import judge_pool, run_api
+from .api_judge import run_api
 from .local_judge import run_local
 
 # %% auto #0
-__all__ = ['USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'AnswerIndex', 'Watch', 'judge_answers', 'format_summary',
-           'served_judge', 'confirm_cost', 'run_estimate', 'judge_cli']
+__all__ = ['USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'AnswerIndex', 'Watch', 'served_judge', 'judge_with',
+           'judge_answers', 'format_summary', 'confirm_cost', 'run_estimate', 'judge_cli']
 
 # %% ../nbs/04f_judging.ipynb #df7cfe35
 class AnswerIndex:
@@ -127,13 +126,6 @@ class Watch:
     stop: threading.Event|None = None # set from another thread, it stops an API judge's calls (KeyboardInterrupt)
     confirm: object = None # called with the estimate ({calls, cost_usd}) before the first call; raises to stop the run (`confirm_cost`)
 
-# %% ../nbs/04f_judging.ipynb #eaa0783b
-def _checked(j:JudgeSettings) -> JudgeSettings:
-    "The settings `judge_answers` reads, checked; the baseline of pairwise-baseline filled in (gpt-3.5-turbo, as FastChat)."
-    if j.mode not in MODES: raise SettingError('mode', j.mode, f"choose from {', '.join(MODES)}")
-    if j.mode != 'single' and j.score_mode == 'expected': raise SettingError('score_mode', 'expected', 'applies to single mode (pairwise verdicts have no score)')
-    return j.update(baseline=j.baseline or 'gpt-3.5-turbo')
-
 # %% ../nbs/04f_judging.ipynb #2736b4ba
 @dataclass
 class _Job:
@@ -158,17 +150,13 @@ class _Job:
     def mode(self): return self.judging.mode
 
 # %% ../nbs/04f_judging.ipynb #0fc87ad4
-def _start(output_dir, model_list, judging, selection, dry_run) -> _Job:
-    "The judge resolved, the settings checked, the models and the questions found."
-    j = _checked(judging)
-    spec = resolve_judge(j, need_key=not dry_run)
-    if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
+def _start(spec:JudgeSpec, output_dir, model_list, j:JudgeSettings, selection) -> _Job:
+    "The models and the questions found, for judge `spec` as the caller resolved it (once) and settings `j` as it checked them."
     out_dir = Path(output_dir); answer_dir = RunFolder(out_dir).answer_dir
     models = list(dict.fromkeys(map(file_stem, model_list))) if model_list else sorted(p.stem for p in answer_dir.glob('*.jsonl')) # as their files are named
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if j.mode == 'pairwise-all' and len(models) < 2: raise SettingError('mode', j.mode, 'needs at least two models in model_list')
-    bench = get_benchmark(selection.benchmark, selection.questions)
-    bench.check_mode(j.mode)
+    bench = get_benchmark(selection.benchmark, selection.questions) # the caller's `Benchmark`, or a name
     s = selection
     return _Job(j, spec, bench, out_dir, models, bench.questions(s.data_dir, categories=s.categories, question_ids=s.question_ids, max_questions=s.max_questions))
 
@@ -176,11 +164,11 @@ def _start(output_dir, model_list, judging, selection, dry_run) -> _Job:
 def _plan(job:_Job, data_dir) -> _Job:
     "`job` planned: its tasks, its judgment file, those on disk, those to do, the price and the output estimate."
     j, spec = job.judging, job.spec
-    base = j.baseline if j.mode == 'pairwise-baseline' else None
+    base = (j.baseline or DEFAULT_BASELINE) if j.mode == 'pairwise-baseline' else None # FastChat's gpt-3.5-turbo unless given
     folder = RunFolder(job.out_dir)
     answers = _load_answers(folder.answer_dir, job.models + ([base] if base and base not in job.models else []), job.questions, base, job.bench)
     refs = job.bench.references(job.questions, data_dir, j.reference)
-    job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, j.baseline, job.bench)
+    job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, base, job.bench)
     if spec.rubric: job.tasks = rubric_tasks(job.tasks, spec)
     job.tasks = sample_tasks(job.tasks, j.judge_samples)
     single = j.mode == 'single'
@@ -258,13 +246,13 @@ def _from_cache(job:_Job) -> _Job:
     job.todo = left
     return job
 
-def _ran(stats:dict, pool:ServerPool|None, job:_Job) -> dict:
+def _ran(stats:dict, job:_Job) -> dict:
     "What a synchronous run did: its calls, rate cuts, judgments from the cache (and what they saved), calls per server; the last two logged."
-    if pool is None: return dict(calls_made=stats['calls'], rate_cuts=0)
-    out = dict(calls_made=stats['calls'], rate_cuts=sum(s.caller.gate.cuts for s in pool.servers), from_cache=stats['cached'],
+    if job.spec.local: return dict(calls_made=stats['calls'], rate_cuts=0)
+    out = dict(calls_made=stats['calls'], rate_cuts=stats['rate_cuts'], from_cache=stats['cached'],
                saved_usd=round(stats['saved_usd'], 8), servers=stats['servers'])
     if stats['cached']: log.info(f"{stats['cached']} judgments came from the judge cache ({job.cache.path}), {stats['calls']} calls made; saved {_money(out['saved_usd'])}")
-    if len(pool.servers) > 1: log.info('calls per server: ' + ', '.join(f'{u}: {n}' for u, n in out['servers'].items()))
+    if len(out['servers']) > 1: log.info('calls per server: ' + ', '.join(f'{u}: {n}' for u, n in out['servers'].items()))
     return out
 
 def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
@@ -275,15 +263,14 @@ def _judge_todo(job:_Job, gen:Generation|None, watch:Watch) -> dict:
     if j.batch: # through OpenAI's Batch API (mtbench.batch), what the cache holds left out
         try: return {**judge_batch(_from_cache(job), make_record, watch), 'from_cache': job.from_cache, 'saved_usd': job.saved_usd}
         finally: job.cache.close()
-    pool = None if spec.local else judge_pool(spec, j)
     log.info(f"judging {len(job.todo)} of {len(job.tasks)} with {spec.name} ({sum(t.games for t in job.todo)} calls) into {job.out.path}")
     from tqdm.auto import tqdm # as the answers' bar: on stderr even when it goes to a log file
     with (watch.progress or tqdm)(total=len(job.todo), desc=f'judge {spec.name}', unit='judgment', file=sys.stderr, dynamic_ncols=True) as bar:
         if spec.local: stats = run_local(job.todo, spec, job.out, gen, progress=bar)
         else:
-            try: stats = run_sync(run_api(job, pool, GracefulStop(watch.stop), bar))
+            try: stats = run_sync(run_api(job, None, GracefulStop(watch.stop), bar)) # the judge's own pool of servers
             finally: job.cache.close()
-    return _ran(stats, pool, job)
+    return _ran(stats, job)
 
 # %% ../nbs/04f_judging.ipynb #0f037f64
 def _judge_samples(job, gen, watch) -> dict:
@@ -317,26 +304,63 @@ def _estimate_total(job:_Job) -> dict:
     price = batch_price(job.price) if job.judging.batch else job.price
     return dict(calls=sum(t.games for t in job.todo), cost_usd=_totals(_estimate(replace(job, price=price)))['total']['cost_usd'])
 
+# %% ../nbs/04f_judging.ipynb #679c1ad7
+@contextlib.contextmanager
+def served_judge(spec:JudgeSpec, # the resolved judge
+                 judging:JudgeSettings|None=None, # the judge's settings: `judge_engine` says what runs a local judge
+                 gen:Generation|None=None, # the memory_limit, num_gpus and dtype the engine runs with
+                 dry_run:bool=False, # check the engine, start nothing
+                ):
+    "While the block runs, `judging.judge_engine` serves local judge `spec`; yields the engine (None: the judge as resolved), the judge as it is reached and its settings."
+    j, g = judging or JudgeSettings(), gen or Generation()
+    if j.judge_engine in (None, 'transformers'): yield None, spec, j; return # the judge as resolved: nothing to start
+    from mtbench import engines
+    name = engines.engine_judge_name(spec.name, j.judge_engine)
+    if name == spec.name or dry_run: yield None, spec, j; return # a dry run calls nothing: the engine is checked, not started
+    log.info(f"judge {spec.name}: served by {name.rsplit('@', 1)[1]}, judgments recorded as {name}")
+    eg = Generation(engine=name.rsplit('@', 1)[1], memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
+                    max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS)) # the judge's engine: only the run's memory settings
+    eng = engines.start_engine(spec.model, eg, model_id=name, prompt_tokens=3072)
+    try: yield eng, replace(spec, name=eng.model, base_url=eng.base_url, servers=(), max_tokens=spec.max_tokens or spec.params.get('max_new_tokens')), \
+               j.update(judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0)) # its server: free, with its slots; a local judge's budget
+    finally: eng.close()
+
 # %% ../nbs/04f_judging.ipynb #09c667cb
+def judge_with(spec:JudgeSpec, # the judge, resolved once by the caller (`mtbench.judges.resolve_judge`)
+               output_dir:str|Path, # the run folder: reads OUTPUT/model_answer, writes OUTPUT/model_judgment
+               model_list:list|None=None, # models to judge (answer file names); None: every answer file
+               judging:JudgeSettings|None=None, # the settings `spec` was resolved from, checked: the mode, baseline, pacing, price, judge_engine
+               selection:Selection|None=None, # which questions; its benchmark may be a `Benchmark` object (default MT-bench)
+               gen:Generation|None=None, # what a local judge runs with: its memory_limit, num_gpus and dtype
+               dry_run:bool=False, # count, price and write the requests; call nothing
+               watch:Watch|None=None, # the caller's progress bar class and stop event
+              ) -> dict:
+    "Judge the answer files of `model_list` in `output_dir` with judge `spec` (served by `judge_engine` while it runs); a summary of calls, tokens and cost."
+    t0 = time.monotonic()
+    judging, selection, watch = judging or JudgeSettings(), selection or Selection(), watch or Watch()
+    with served_judge(spec, judging, gen, dry_run) as (eng, spec, judging):
+        job = _start(spec, output_dir, model_list, judging, selection)
+        with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
+            summary = _summary(_plan(job, selection.data_dir), dry_run)
+            if dry_run: return _dry_run(job, summary)
+            if job.todo and watch.confirm: watch.confirm(_estimate_total(job)) # before anything is paid
+            if job.todo: summary.update(_judge_todo(job, gen, watch))
+            tally = _tally(job)
+    return {**summary, **tally, 'seconds': round(time.monotonic() - t0, 2), **({'engine': eng.engine_info} if eng is not None else {})}
+
 def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answer, writes OUTPUT/model_judgment
                   model_list:list|None=None, # models to judge (answer file names); None: every answer file
                   judging:JudgeSettings|None=None, # how to judge: the judge, its server and pacing, the mode (default: the default judge, single)
                   selection:Selection|None=None, # which questions; its benchmark may be a `Benchmark` object (default MT-bench)
-                  gen:Generation|None=None, # what a local judge in-process runs with: its memory_limit and dtype
+                  gen:Generation|None=None, # what a local judge runs with: its memory_limit, num_gpus and dtype
                   dry_run:bool=False, # count, price and write the requests; call nothing
                   watch:Watch|None=None, # the caller's progress bar class and stop event
                  ) -> dict:
-    "Judge the answer files of `model_list` in `output_dir`; returns a summary of calls, tokens and cost."
-    t0 = time.monotonic()
-    judging, selection, watch = judging or JudgeSettings(), selection or Selection(), watch or Watch()
-    job = _start(output_dir, model_list, judging, selection, dry_run)
-    with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
-        summary = _summary(_plan(job, selection.data_dir), dry_run)
-        if dry_run: return _dry_run(job, summary)
-        if job.todo and watch.confirm: watch.confirm(_estimate_total(job)) # before anything is paid
-        if job.todo: summary.update(_judge_todo(job, gen, watch))
-        tally = _tally(job)
-    return {**summary, **tally, 'seconds': round(time.monotonic() - t0, 2)}
+    "Judge the answer files of `model_list` in `output_dir`: the settings checked and the judge resolved here, once (`judge_with` does the rest); a summary of calls, tokens and cost."
+    j, sel = (judging or JudgeSettings()).check(), selection or Selection() # every value; the baseline of pairwise-baseline filled in
+    bench = get_benchmark(sel.benchmark, sel.questions)
+    bench.check_mode(j.mode) # the modes this benchmark is judged in
+    return judge_with(resolve_judge(j, need_key=not dry_run), output_dir, model_list, j, sel.update(benchmark=bench, questions=None), gen, dry_run, watch)
 
 # %% ../nbs/04f_judging.ipynb #5f7c7878
 def _money(c): return 'unknown' if c is None else f'${c:,.4f}'
@@ -361,32 +385,6 @@ def format_summary(s:dict, # what `judge_answers` returned
     if not s['dry_run']:
         lines.append(f"judgments in {s['judgment_file']}" + (f"; {s['total']['failed']} failed: run again to retry them" if s['total'].get('failed') else ''))
     return '\n'.join(lines)
-
-# %% ../nbs/04f_judging.ipynb #67dcdcb0
-def _reaching(j:JudgeSettings, spec:JudgeSpec, eng) -> JudgeSettings:
-    "The judge settings that reach the judge: the engine's server (free, with its slots) while it runs, else the judge as resolved."
-    if eng is None: return j.update(judge=spec.name)
-    return j.update(judge=eng.model, judge_base_url=eng.base_url, judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0),
-                    judge_max_tokens=j.judge_max_tokens or spec.params.get('max_new_tokens')) # a local judge's budget, on whatever runs it
-
-# %% ../nbs/04f_judging.ipynb #679c1ad7
-@contextlib.contextmanager
-def served_judge(spec:JudgeSpec, # the resolved judge
-                 judging:JudgeSettings|None=None, # the judge's settings: `judge_engine` says what runs a local judge
-                 gen:Generation|None=None, # the memory_limit, num_gpus and dtype the engine runs with
-                ):
-    "While the block runs, `judging.judge_engine` serves local judge `spec`; yields the engine's backend (None: judge as asked) and the judge settings that reach it."
-    from mtbench import engines
-    j, g = judging or JudgeSettings(), gen or Generation()
-    name, eng = engines.engine_judge_name(spec.name, j.judge_engine), None
-    if name != spec.name:
-        log.info(f"judge {spec.name}: served by {name.rsplit('@', 1)[1]}, judgments recorded as {name}")
-        eg = Generation(engine=name.rsplit('@', 1)[1], memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
-                        max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS)) # the judge's engine: only the run's memory settings
-        eng = engines.start_engine(spec.model, eg, model_id=name, prompt_tokens=3072)
-    try: yield eng, _reaching(j, spec, eng)
-    finally:
-        if eng is not None: eng.close()
 
 # %% ../nbs/04f_judging.ipynb #d451cb67
 USUAL_USD = 7.04 # one model's MT-bench judged once by GPT-4 (FastChat's judge), as `mtbench judge --dry-run` estimates it
@@ -428,15 +426,12 @@ def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and ge
              ):
     "Judge answer files with an LLM judge, the way FastChat's gen_judgment.py does; resumable."
     if not run.output_dir: raise SettingError('output_dir', run.output_dir, 'required: the run folder holding model_answer/')
-    sel, j = run.selection, run.judging
-    run.judging.check(); run.selection.check() # every value, before anything is read or paid
+    sel, j = run.selection, run.judging.check() # every value, before anything is read or paid; the baseline of pairwise-baseline filled in
+    sel.check()
     bench = get_benchmark(sel.benchmark, sel.questions)
-    spec = resolve_judge(j, need_key=not dry_run)
-    if dry_run: # a dry run calls nothing: the engine is checked, not started
-        from mtbench.engines import engine_judge_name; engine_judge_name(spec.name, j.judge_engine)
-    with served_judge(spec, j.update(judge_engine='transformers') if dry_run else j, run.generation) as (_, served):
-        s = judge_answers(bench.folder(run.output_dir), model_list, served, sel.update(benchmark=bench, questions=None), run.generation, dry_run,
-                          Watch(confirm=lambda est: confirm_cost(est, yes)))
+    bench.check_mode(j.mode) # the modes this benchmark is judged in
+    s = judge_with(resolve_judge(j, need_key=not dry_run), bench.folder(run.output_dir), model_list, j, sel.update(benchmark=bench, questions=None),
+                   run.generation, dry_run, Watch(confirm=lambda est: confirm_cost(est, yes)))
     print(format_summary(s))
     if (n := s['total'].get('failed')): raise MTBenchError(f"{n} of {s['judgments']} judgments failed (each record says why); run the same command again to retry them")
     if (n := s.get('in_batches')) and not dry_run:
