@@ -267,7 +267,7 @@ def _single_record(task, spec, r, x):
 
 # %% ../nbs/04_judge.ipynb #dff973f8
 def make_record(task:JudgeTask, # what was judged
-                spec:JudgeSpec, # the judge
+                spec, # the judge (`mtbench.judges.JudgeSpec`)
                 replies:list, # one `Reply` per game
                 price:tuple|None=None, # (input, output) dollars per 1M tokens
                ):
