@@ -27,7 +27,7 @@ from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_questions, new_answer_id
 from mtbench.conversation import generate_answers
 from mtbench.backends import EndpointBackend, listify
-from mtbench.judge import judge_answers, Watch
+from mtbench.judging import judge_answers, Watch
 from mtbench.settings import Generation, JudgeSettings, Selection
 
 SERVER = """import json, sys, time

@@ -22,7 +22,7 @@ from mtbench.data import load_questions, load_reference_answers, new_answer_id
 from mtbench.testing import FakeChatServer
 
 CHILD = """import sys, json
-from mtbench.judge import judge_answers
+from mtbench.judging import judge_answers
 from mtbench.settings import JudgeSettings
 s = judge_answers(sys.argv[1], None, JudgeSettings(judge='gpt-4.1-nano', judge_base_url=sys.argv[2], judge_concurrency=int(sys.argv[3])))
 import mtbench; print(json.dumps(dict(judgments=s['total']['judgments'], calls=s.get('calls_made'), seconds=s['seconds'], mtbench=mtbench.__file__)))

@@ -29,7 +29,8 @@ import argparse, logging, tempfile, time
 import openai # imported before any timing: a one-time cost of about a second, not part of pacing
 from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_judge_prompts, load_questions, load_reference_answers, new_answer_id
-from mtbench.judge import judge_answers, plan_judgments
+from mtbench.judging import judge_answers
+from mtbench.judge import plan_judgments
 from mtbench.settings import JudgeSettings, Selection
 from mtbench.testing import FakeChatServer
 

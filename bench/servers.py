@@ -26,7 +26,7 @@ import argparse, json, logging, math, os, platform, shutil, subprocess, sys, tem
 from pathlib import Path
 from mtbench.data import Answer, RecordFile, load_questions
 from mtbench.backends import EndpointBackend
-from mtbench.judge import judge_answers
+from mtbench.judging import judge_answers
 from mtbench.settings import JudgeSettings, Selection
 
 SERVER = """import json, sys

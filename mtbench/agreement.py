@@ -268,7 +268,7 @@ def judge_calls(output_dir:str|Path, # the run folder holding the answer files
                 dry_run:bool=False, # price and write the requests, call nothing
                ) -> list:
     "`judge_answers` once per call, its summaries; a dry run's requests of every call kept together in the requests file."
-    from mtbench import judge as J
+    from mtbench import judging as J
     sums, reqs = [], {}
     for models, qids in calls:
         sums.append(J.judge_answers(output_dir, models, judging, Selection(data_dir=data_dir, question_ids=qids), dry_run=dry_run))

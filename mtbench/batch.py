@@ -57,7 +57,7 @@ def task_of(cid:str, # a custom_id
 
 # %% ../nbs/04e_batch.ipynb #fe1ff64b
 def request_lines(task, # a `mtbench.judge.JudgeTask`
-                  spec, # the judge (`mtbench.judge.JudgeSpec`): its model and parameters
+                  spec, # the judge (`mtbench.judges.JudgeSpec`): its model and parameters
                   skip=(), # custom_ids to leave out (games already answered)
                  ) -> list:
     "The Batch API request of each game: its custom_id, and the body the synchronous call sends (model, messages, the judge's parameters)."
@@ -81,7 +81,7 @@ def pack(tasks:list, # the judgments (`JudgeTask`s)
     return files + ([''.join(cur)] if cur else [])
 
 # %% ../nbs/04e_batch.ipynb #ec710ba7
-def check_batch(spec, # the resolved judge (`mtbench.judge.JudgeSpec`)
+def check_batch(spec, # the resolved judge (`mtbench.judges.JudgeSpec`)
                ):
     "Raise `SettingError` unless `spec` can judge through the Batch API: an API judge whose scores are parsed."
     if spec.local: raise SettingError('batch', True, f"judge {spec.name} runs locally and the Batch API is an API's: judge with an API model (or drop batch)")
@@ -213,9 +213,9 @@ def line_reply(line:dict|None, # a line of a batch's output or error file; None:
 # %% ../nbs/04e_batch.ipynb #1630d374
 class BatchRun:
     "One judging run through the Batch API: the judgments left to do, the ledger of batches, the client."
-    def __init__(self, job, # the judge's planned run (`mtbench.judge`'s): spec, todo, out, out_dir, mode, price, judging
+    def __init__(self, job, # the judge's planned run (`mtbench.judging`'s): spec, todo, out, out_dir, mode, price, judging
                  make_record, # `mtbench.judge.make_record`: (task, spec, replies, price) -> the record
-                 watch=None, # the caller's hooks (`mtbench.judge.Watch`): progress bar class, stop event
+                 watch=None, # the caller's hooks (`mtbench.judging.Watch`): progress bar class, stop event
                 ):
         self.job, self.spec, self.make_record, self.watch = job, job.spec, make_record, watch
         self.ledger = BatchLedger(RunFolder(job.out_dir), job.spec.name, job.mode)
@@ -471,9 +471,9 @@ def batch_error(e, # what the openai client raised
     return MTBenchError(f"{where}: {describe_error(e)}; {kept}: run the same command again")
 
 # %% ../nbs/04e_batch.ipynb #c7438ff7
-def judge_batch(job, # the judge's planned run (`mtbench.judge`'s): spec, todo, out, out_dir, mode, price, judging
+def judge_batch(job, # the judge's planned run (`mtbench.judging`'s): spec, todo, out, out_dir, mode, price, judging
                 make_record, # `mtbench.judge.make_record`: (task, spec, replies, price) -> the record
-                watch=None, # the caller's hooks (`mtbench.judge.Watch`): progress bar class, stop event
+                watch=None, # the caller's hooks (`mtbench.judging.Watch`): progress bar class, stop event
                ) -> dict:
     "Make `job`'s judgments left to do through the Batch API: collect, submit, poll (or exit); the judge's step summary."
     import openai
@@ -490,7 +490,7 @@ def judge_batch(job, # the judge's planned run (`mtbench.judge`'s): spec, todo, 
     return run.summary(running)
 
 # %% ../nbs/04e_batch.ipynb #e785de61
-def batch_dry_run(job, # the judge's planned run (`mtbench.judge`'s)
+def batch_dry_run(job, # the judge's planned run (`mtbench.judging`'s)
                   summary:dict, # the judge's summary of the run
                  ) -> tuple:
     "The Batch API's request files written for the judgments left (not those in flight); (job, summary) at the batch price."
@@ -508,7 +508,7 @@ def batch_dry_run(job, # the judge's planned run (`mtbench.judge`'s)
     return replace(job, todo=todo, price=price), {**summary, 'price': price, 'to_judge': len(todo), 'calls': sum(t.games for t in todo), 'batch': batch}
 
 # %% ../nbs/04e_batch.ipynb #823ae88b
-def batch_note(s:dict, # what `mtbench.judge.judge_answers` returned for a batch run (its 'batch' part)
+def batch_note(s:dict, # what `mtbench.judging.judge_answers` returned for a batch run (its 'batch' part)
               ) -> str:
     "The judge summary's line on the Batch API: its price, and the request files or the batches."
     b = s['batch']

@@ -46,7 +46,7 @@ COMMANDS = {
                    {'selection': None, 'generation': None, 'judging': _JUDGING, 'mmlupro': ['samples_per_category', 'no_answer']}, ('models', 'output_dir', 'wandb')),
     'answers': Command('mtbench.conversation:answers_cli', "generate a model's answers to every turn (resumable)",
                        {'selection': None, 'generation': _LOCAL_GEN + ['num_choices']}, ('output_dir',), {'max_new_tokens': 1024}),
-    'judge': Command('mtbench.judge:judge_cli', 'grade answer files with an LLM judge, as FastChat does (resumable)',
+    'judge': Command('mtbench.judging:judge_cli', 'grade answer files with an LLM judge, as FastChat does (resumable)',
                      {'selection': None, 'judging': None, 'generation': ['memory_limit', 'num_gpus']}, ('output_dir',), {'output_dir': None}),
     'show': Command('mtbench.tables:show_cli', 'print scores, win rates, speed and cost of a run folder or any judgment file',
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
@@ -142,7 +142,7 @@ def run_cli(run:RunSettings, # the run's settings, from the flags
     if not bench.judged: return bench.run(run, _command_line(), open_backend=make_backend)
     for k, v in (('samples_per_category', None), ('no_answer', 'random')):
         if getattr(run.mmlupro, k) != v: raise SettingError(k, getattr(run.mmlupro, k), f"it is for mmlu-pro (benchmark mmlu-pro), not {bench.name}")
-    from mtbench.judge import confirm_cost
+    from mtbench.judging import confirm_cost
     ev = MTBenchEvaluator(settings=run)
     ev.confirm = lambda est: confirm_cost(est, yes) # asked in the run's checks, before anything is generated or paid
     res = ev.run(command=_command_line())

@@ -67,7 +67,7 @@ def questions(self:MTBenchEvaluator):
 @patch(as_prop=True)
 def judge_spec(self:MTBenchEvaluator):
     "The judge, resolved (and logged) once for the same settings."
-    from mtbench.judge import resolve_judge
+    from mtbench.judges import resolve_judge
     return _memo(self, '_judge_spec', resolve_judge, self.run_settings.judging)
 
 @patch(as_prop=True)
@@ -187,17 +187,16 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
 def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are on disk
                  stop:threading.Event|None=None, # set it to stop judging (the Colab panel's Stop)
                 ):
-    "Judge the answers of `models` (skipping judgments on disk); returns the judge's summary of calls and cost."
-    from mtbench.judge import judge_answers, served_judge, Watch
+    "Judge the answers of `models` (skipping judgments on disk) with the judge resolved once (`judge_spec`); returns the judge's summary of calls and cost."
+    from mtbench.judging import judge_with, Watch
     from mtbench.settings import Selection
-    t0 = time.monotonic()
-    spec, run = self.judge_spec, self.run_settings
-    with served_judge(spec, run.judging, run.generation) as (eng, served): # as `mtbench judge --judge-engine`
-        if eng and '_loop' in self.__dict__: self._loop.fixed['judge']['engine'] = eng.engine_info # run.json: the judge's server and its memory plan
-        sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
-        res = judge_answers(self.run_dir, models, served, sel, run.generation, watch=Watch(self._progress.bar, stop))
+    t0, run = time.monotonic(), self.run_settings
+    sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
+    res = judge_with(self.judge_spec, self.run_dir, models, run.judging, sel, run.generation, watch=Watch(self._progress.bar, stop)) # as `mtbench judge`
     self._timed(f"judge:{'+'.join(models)}", t0)
-    if '_loop' in self.__dict__: self._loop.extra['judging'] = judging_counts(self._loop.extra.get('judging'), res) # run.json
+    if '_loop' in self.__dict__:
+        if res.get('engine'): self._loop.fixed['judge']['engine'] = res['engine'] # run.json: the judge's server and its memory plan (--judge-engine)
+        self._loop.extra['judging'] = judging_counts(self._loop.extra.get('judging'), res) # run.json
     return res
 
 # %% ../nbs/05_evaluator.ipynb #jc0unt02
@@ -256,7 +255,7 @@ def _check_run(self:MTBenchEvaluator):
     _, _, _ = self.gen_bench, self.judge_spec, self.questions
     self.bench.check_mode(self.mode)
     if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
-        from mtbench.judge import run_estimate
+        from mtbench.judging import run_estimate
         self.confirm(run_estimate(self.questions, len(self.models), self.run_settings.judging, self.judge_spec, self.bench))
     if self.wandb: _wandb_check(self.wandb)
     self.check_models()

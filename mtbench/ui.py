@@ -144,7 +144,7 @@ def judge_cost(judge:str, # an OpenAI model name
                input_tokens:int=900, # about, per call
               ) -> float|None:
     "A rough price in USD for judging one model with `judge`; None where the price is unknown."
-    from mtbench.judge import PRICES, lookup, is_reasoning_model
+    from mtbench.judges import PRICES, lookup, is_reasoning_model
     price = lookup(PRICES, judge)
     if price is None: return None
     out = 1500 if is_reasoning_model(judge) else 300
