@@ -212,6 +212,16 @@ def _compact(out:RecordFile):
     try: out.compact()
     except (TypeError, KeyError, AttributeError) as e: log.info(f"{out.path} not compacted ({e}): its last record of each question is the live one")
 
+# %% ../nbs/03_conversation.ipynb #4c78ca97
+def _summary(backend, out, asked, todo, stats, secs) -> dict:
+    "What `generate_answers` returns (and run.json records): the counts, the speed, the backend and the model."
+    return {'model_id': backend.model_id, 'answer_file': str(out.path), 'questions': asked,
+            'already_answered': asked-todo, **stats, 'seconds': round(secs, 3),
+            'tokens_per_s': round(stats['new_tokens']/secs, 2) if secs else None,
+            'questions_per_s': round(todo/secs, 4) if secs else None,
+            'backend': backend.kind, 'batch_size': backend.batch_size, 'model': backend.info(),
+            **({'engine': backend.engine_info} if backend.engine_info is not None else {})}
+
 # %% ../nbs/03_conversation.ipynb #6f4dc704
 def answer_questions(backend, # a `mtbench.backends.Backend`, opened by the caller (who closes it)
                      questions:list, # the `Question`s to answer
@@ -234,16 +244,6 @@ def answer_questions(backend, # a `mtbench.backends.Backend`, opened by the call
     secs = time.perf_counter() - t0
     _compact(out)
     return _summary(backend, out, len(questions), len(todo), stats, secs)
-
-# %% ../nbs/03_conversation.ipynb #4c78ca97
-def _summary(backend, out, asked, todo, stats, secs) -> dict:
-    "What `generate_answers` returns (and run.json records): the counts, the speed, the backend and the model."
-    return {'model_id': backend.model_id, 'answer_file': str(out.path), 'questions': asked,
-            'already_answered': asked-todo, **stats, 'seconds': round(secs, 3),
-            'tokens_per_s': round(stats['new_tokens']/secs, 2) if secs else None,
-            'questions_per_s': round(todo/secs, 4) if secs else None,
-            'backend': backend.kind, 'batch_size': backend.batch_size, 'model': backend.info(),
-            **({'engine': backend.engine_info} if backend.engine_info is not None else {})}
 
 # %% ../nbs/03_conversation.ipynb #be804f54
 def _print_summary(info:dict):
