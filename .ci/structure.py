@@ -27,7 +27,7 @@ import ast, io, json, re, statistics, sys, tokenize
 from pathlib import Path
 
 GOALS = dict(cycles=0, private_imports=0, wide_functions=3, memory_limit_signatures=3, cell_median=12, cells_over_40=0,
-             untested_run=20, module_lines=800, shims=1, readme_lines=300)
+             untested_run=4, module_lines=800, shims=0, readme_lines=300)
 
 def modules(root):
     "{module name: its syntax tree} of the library, generated helpers left out."

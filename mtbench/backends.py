@@ -15,8 +15,8 @@ from .runfolder import redact_url, file_stem, secret_env, key_like
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
-           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'batch_flag', 'HFBackend', 'growing_layer',
-           'KeptRow', 'EndpointBackend', 'NotSent', 'transformers_backend']
+           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'HFBackend', 'growing_layer', 'KeptRow',
+           'EndpointBackend', 'NotSent', 'transformers_backend']
 
 # %% ../nbs/02c_backends.ipynb #0917f598
 class Backend:
@@ -244,25 +244,15 @@ def auto_batch_size(lm # a `LoadedModel`
     if str(getattr(lm, 'device', 'cpu')).startswith('cpu'): return min(planned or CPU_BATCH, CPU_BATCH)
     return planned or GPU_BATCH
 
-# %% ../nbs/02c_backends.ipynb #8974f812
-def batch_flag(batch_size, # a batch size: a number, "auto" or None
-              ) -> int|str:
-    "A batch size as the backends take it: auto, or a positive whole number (else an error naming the setting)."
-    if batch_size in (None, 'auto'): return 'auto'
-    try: b = int(batch_size)
-    except (TypeError, ValueError): b = 0
-    if b < 1: raise SettingError('batch_size', batch_size, 'use a positive whole number or auto')
-    return b
-
 # %% ../nbs/02c_backends.ipynb #cd35bba9
 class HFBackend(Backend):
     "Generate answers with a local transformers model, many conversations per batch."
     kind = 'transformers'
     def __init__(self, lm, # a `LoadedModel` from `mtbench.models.load_model`
-                 batch_size:int|str='auto', # conversations per `generate` call, or 'auto'
+                 batch_size:int|str='auto', # conversations per `generate` call, or 'auto' (as `Generation.check` parsed it)
                 ):
         self.lm, self.model, self.tok = lm, lm.model, lm.tokenizer
-        self.batch_size = auto_batch_size(lm) if batch_flag(batch_size) == 'auto' else int(batch_size)
+        self.batch_size = auto_batch_size(lm) if batch_size in (None, 'auto') else int(batch_size)
         self.model_id = lm.model_id
         self.chat = has_chat_template(self.tok)
         self.stop_ids = _stop_ids(self.model, self.tok)

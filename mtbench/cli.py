@@ -136,18 +136,16 @@ def run_cli(run:RunSettings, # the run's settings, from the flags
            ):
     "Evaluate models on MT-bench, another benchmark or your own questions: answers, judgments, scores, plots and a report."
     from mtbench.registry import get_benchmark, make_backend
-    from mtbench.evaluator import MTBenchEvaluator
+    from mtbench.evaluator import evaluate
     run = with_config(run, config)
     bench = get_benchmark(run.selection.benchmark, run.selection.questions)
     if not bench.judged: return bench.run(run, _command_line(), open_backend=make_backend)
     for k, v in (('samples_per_category', None), ('no_answer', 'random')):
         if getattr(run.mmlupro, k) != v: raise SettingError(k, getattr(run.mmlupro, k), f"it is for mmlu-pro (benchmark mmlu-pro), not {bench.name}")
     from mtbench.judging import confirm_cost
-    ev = MTBenchEvaluator(settings=run)
-    ev.confirm = lambda est: confirm_cost(est, yes) # asked in the run's checks, before anything is generated or paid
-    res = ev.run(command=_command_line())
+    res = evaluate(run, _command_line(), confirm=lambda est: confirm_cost(est, yes)) # the cost asked in the run's checks, before anything is generated or paid
     print(res)
-    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(ev.models)} models failed: " + '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
+    if res.failures: raise MTBenchError(f"{len(res.failures)} of {len(run.models)} models failed: " + '; '.join(f"{m}: {e}" for m,e in res.failures.items()))
 
 # %% ../nbs/07_cli.ipynb #9b3209aa
 def _log_to_stderr():

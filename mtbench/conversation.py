@@ -15,7 +15,7 @@ from .registry import make_backend, get_benchmark
 from .benchmark import Benchmark, own_history
 
 # %% auto #0
-__all__ = ['answer_wave', 'longest_prompt', 'generate_answers', 'answers_cli']
+__all__ = ['answer_wave', 'longest_prompt', 'generate_answers', 'answer_questions', 'answers_cli']
 
 # %% ../nbs/03_conversation.ipynb #9e39a131
 class _OwnHistory(Benchmark):
@@ -114,33 +114,28 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
                      bench=None, # the `mtbench.benchmark.Benchmark` the questions are from (default: MT-bench's way of asking)
                      model_id:str|None=None, # name of the answer file (default: from the model)
                     ) -> dict:
-    "Answer `questions` with `model`, every turn of each, appending each finished question to its answer file; resumable."
-    gen = gen if gen is not None else Generation()
+    "Answer `questions` with `model`, every turn of each, appending each finished question to its answer file; resumable. The one-model entry (`mtbench answers`, scripts): it holds the folder, checks the settings and the file once and makes the backend; `answer_questions` does the rest."
     questions = L(questions)
     if not questions: raise MTBenchError("no questions selected; check categories, question_ids and max_questions")
-    for k in ('num_choices', 'max_new_tokens'):
-        if (v := getattr(gen, k)) is not None and v < 1: raise SettingError(k, v, 'use 1 or more')
+    gen = (gen if gen is not None else Generation()).check() # once: batch_size parsed, num_choices and max_new_tokens >= 1
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
-        made = _check_file(output_dir, model, gen, model_id) # so is the answer file
-        try: backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
-        except BaseException:
-            if made and made.exists() and made.stat().st_size == 0: made.unlink() # the check's empty file: no answer came
-            raise
-        try: return _answer_all(backend, questions, Path(output_dir), gen, progress, bench)
+        model_id, path = _answer_file(output_dir, model, gen, model_id) # so is the answer file checked
+        backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
+        try:
+            if path is None: writable(path := RunFolder(output_dir).answer_file(backend.model_id)) # named by the backend
+            return answer_questions(backend, questions, RecordFile(path), gen, bench, progress)
         finally:
             if own: backend.close() # frees the model, or stops the engine's server
 
 # %% ../nbs/03_conversation.ipynb #32246bd0
-def _check_file(output_dir, model, gen:Generation, model_id:str|None) -> Path|None:
-    "Stop with one line when the answer file of a model about to be loaded cannot be written; the file if this check made it."
-    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return None # loads nothing: checked in `_answer_all`
+def _answer_file(output_dir, model, gen:Generation, model_id:str|None) -> tuple:
+    "(the model's name, its answer file) worked out and checked (`writable`) before a model is loaded; (model_id, None) when only the backend can name it."
+    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return model_id, None # loads nothing: named by its backend
     if not model_id:
-        from mtbench.models import resolve_model, default_model_id # the name `load_model` will give it
+        from mtbench.models import resolve_model, default_model_id # the name `load_model` would give it
         model_id = default_model_id(model, resolve_model(model))
-    path = RunFolder(output_dir).answer_file(model_id)
-    new = not path.exists()
-    writable(path)
-    return path if new else None
+    writable(path := RunFolder(output_dir).answer_file(model_id))
+    return model_id, path
 
 # %% ../nbs/03_conversation.ipynb #15d11e3e
 def _answered(d:dict|None, q, bench) -> bool:
@@ -217,11 +212,26 @@ def _compact(out:RecordFile):
     try: out.compact()
     except (TypeError, KeyError, AttributeError) as e: log.info(f"{out.path} not compacted ({e}): its last record of each question is the live one")
 
+# %% ../nbs/03_conversation.ipynb #4c78ca97
+def _summary(backend, out, asked, todo, stats, secs) -> dict:
+    "What `generate_answers` returns (and run.json records): the counts, the speed, the backend and the model."
+    return {'model_id': backend.model_id, 'answer_file': str(out.path), 'questions': asked,
+            'already_answered': asked-todo, **stats, 'seconds': round(secs, 3),
+            'tokens_per_s': round(stats['new_tokens']/secs, 2) if secs else None,
+            'questions_per_s': round(todo/secs, 4) if secs else None,
+            'backend': backend.kind, 'batch_size': backend.batch_size, 'model': backend.info(),
+            **({'engine': backend.engine_info} if backend.engine_info is not None else {})}
+
 # %% ../nbs/03_conversation.ipynb #6f4dc704
-def _answer_all(backend, questions, output_dir, gen, progress, bench=None):
+def answer_questions(backend, # a `mtbench.backends.Backend`, opened by the caller (who closes it)
+                     questions:list, # the `Question`s to answer
+                     out:RecordFile, # the answer file, named and checked by the caller
+                     gen:Generation, # num_choices and max_new_tokens (the answer budget)
+                     bench=None, # how each turn is asked (default: FastChat's way)
+                     progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
+                    ) -> dict:
+    "Answer `questions` with `backend` into `out`, skipping those answered there; the counts and speed. No lock, no file check, no backend made: the caller's."
     bench = bench or _OwnHistory()
-    out = RecordFile(RunFolder(output_dir).answer_file(backend.model_id))
-    writable(out.path)
     todo, retry = _todo(out, questions, bench)
     log.info(f"{backend.model_id}: {len(questions)-len(todo)} of {len(questions)} questions already answered, {len(todo)} to go"
              + (f" ({retry} failed, incomplete or of the wrong shape on disk: answering them again)" if retry else '') + f"; {redact_url(repr(backend))}")
@@ -234,16 +244,6 @@ def _answer_all(backend, questions, output_dir, gen, progress, bench=None):
     secs = time.perf_counter() - t0
     _compact(out)
     return _summary(backend, out, len(questions), len(todo), stats, secs)
-
-# %% ../nbs/03_conversation.ipynb #4c78ca97
-def _summary(backend, out, asked, todo, stats, secs) -> dict:
-    "What `generate_answers` returns (and run.json records): the counts, the speed, the backend and the model."
-    return {'model_id': backend.model_id, 'answer_file': str(out.path), 'questions': asked,
-            'already_answered': asked-todo, **stats, 'seconds': round(secs, 3),
-            'tokens_per_s': round(stats['new_tokens']/secs, 2) if secs else None,
-            'questions_per_s': round(todo/secs, 4) if secs else None,
-            'backend': backend.kind, 'batch_size': backend.batch_size, 'model': backend.info(),
-            **({'engine': backend.engine_info} if backend.engine_info is not None else {})}
 
 # %% ../nbs/03_conversation.ipynb #be804f54
 def _print_summary(info:dict):
@@ -258,10 +258,10 @@ def answers_cli(run:RunSettings, # the run's settings: output_dir, selection and
                ):
     "Generate a model's answers to every turn of a benchmark's questions (MT-bench's by default); resumable."
     if not model: raise SettingError('model', model, "give a registry name (`mtbench models`), Hugging Face id or folder")
-    sel, gen = run.selection.check(), run.generation.check()
+    sel = run.selection.check()
     bench = get_benchmark(sel.benchmark, sel.questions)
     qs = bench.questions(sel.data_dir, sel.categories, sel.question_ids, sel.max_questions)
-    info = generate_answers(model, qs, bench.folder(run.output_dir), gen, bench=bench, model_id=model_id)
+    info = generate_answers(model, qs, bench.folder(run.output_dir), run.generation, bench=bench, model_id=model_id) # which checks it
     _print_summary(info)
     if info['failed']:
         raise MTBenchError(f"{info['failed']} questions failed (the errors are in their records); run the same command again to retry them")

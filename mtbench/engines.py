@@ -7,19 +7,21 @@ from __future__ import annotations
 import asyncio, atexit, contextlib, ctypes, hashlib, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 from dataclasses import dataclass, asdict
+from typing import NamedTuple
 from pathlib import Path
 from fastcore.basics import patch
 from .data import MTBenchError, log
 from .memory import Arch, GB, default_device, device_free_gb, to_gb
-from .models import free_port
+from .models import free_port, resolve_model, default_model_id
 from .settings import Generation, SettingError, known_engine
 from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
                               has_chat_template, strip_think, row_seed, special_tokens, listify, transformers_backend)
 from .client import CallFailed, describe_error, run_sync
+from .runfolder import redact_url
 
 # %% auto #0
 __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
-           'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint',
+           'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint', 'EngineChoice',
            'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores', 'llama_threads',
            'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_scalar',
            'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend',
@@ -87,21 +89,30 @@ def _check_engine(engine:str, src, model:str, device:str):
         raise SettingError('engine', engine, f"vllm takes a Hugging Face model or folder, not the GGUF file {src.location}; use llama.cpp")
 
 # %% ../nbs/02d_engines.ipynb #d42532e0
-def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto
-                  model:str, # a registry name, .gguf file, folder or Hugging Face id
+class EngineChoice(NamedTuple):
+    "The engine that answers a model and why it was chosen: worked out once (`choose_engine`), opened when the model's turn comes (`open`)."
+    name: str # transformers, llama.cpp, vllm, or endpoint (a server someone else runs)
+    why: str # 'asked for', or what the auto policy saw
+    def record(self) -> dict:
+        "The choice as run.json records it."
+        return {'engine': self.name, 'chosen': self.why}
+
+def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto (checked where the setting was made: `Generation.check`)
+                  model, # a registry name, .gguf file, folder or Hugging Face id, or its `ModelSource` (resolved once by the caller)
                   device:str|None=None, # cpu, cuda, mps (default: the best there is)
-                 ) -> tuple:
+                  endpoint:dict|None=None, # {base_url, model, api_key_env}: the model is served elsewhere
+                 ) -> EngineChoice:
     "The engine that answers with `model` on `device`, and why."
-    from mtbench.models import resolve_model
-    known_engine(engine) # else the error lists them
-    if engine == 'transformers': return 'transformers', 'asked for'
-    device = device or default_device()
-    src = resolve_model(model)
-    inst = installed_engines()
-    if engine == 'auto': return _auto_engine(src, device, inst)
-    _check_engine(engine, src, model, device)
+    if endpoint:
+        if engine in ('llama.cpp', 'vllm'): raise SettingError('engine', engine, 'it starts a server of its own: drop model_base_url, or the engine to use the server there')
+        return EngineChoice('endpoint', f"served at {redact_url(endpoint['base_url'])}")
+    if engine == 'transformers': return EngineChoice('transformers', 'asked for')
+    device, src, inst = device or default_device(), resolve_model(model), installed_engines()
+    if engine == 'auto': return EngineChoice(*_auto_engine(src, device, inst))
+    if engine not in inst: known_engine(engine) # a name no engine has: the error lists them
+    _check_engine(engine, src, model if isinstance(model, str) else src.location, device)
     if not inst[engine]: raise SettingError('engine', engine, f"{engine} is not installed; {install_hint(engine)}")
-    return engine, 'asked for'
+    return EngineChoice(engine, 'asked for')
 
 # %% ../nbs/02d_engines.ipynb #fc305b8b
 def _auto_engine(src, device, inst):
@@ -538,6 +549,31 @@ def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, time
     return EngineBackend(server, tok, model_id, plan, sampling={'top_k': 50, 'min_p': 0.0, 'top_p': _gen_top_p(src.location)}, details=details)
 
 # %% ../nbs/02d_engines.ipynb #48df39c1
+@patch
+def open(self:EngineChoice, src, # the model's `ModelSource` (None: served elsewhere)
+         model_id:str, # the name its answers are filed under (and the alias an engine serves it under)
+         gen:Generation, # the checked generation settings: memory_limit, batch_size, num_gpus, dtype, max_new_tokens, the endpoint's concurrency and timeout
+         prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
+         device:str|None=None, # cpu or cuda (default: the best there is)
+         endpoint:dict|None=None, # {base_url, model, api_key_env} of a model served elsewhere
+         threads:int|None=None, # llama.cpp's CPU threads (default: the idle cores, `llama_threads`)
+         timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
+        ):
+    "The backend: the server's client (endpoint), the model loaded (transformers), or the engine started and sized; the caller closes it."
+    if self.name == 'endpoint':
+        return EndpointBackend(endpoint['base_url'], endpoint['model'], endpoint.get('api_key_env'), gen.concurrency, gen.request_timeout or 600, model_id=model_id)
+    log.info(f"engine: {self.name} ({self.why})")
+    if self.name == 'transformers':
+        be = transformers_backend(src, gen, model_id, prompt_tokens)
+        if self.why != 'asked for': be.engine_info = self.record() # auto: run.json says why it came to transformers
+        return be
+    device = device or default_device()
+    if self.name == 'llama.cpp': be = _llama_cpp(src, model_id, gen, device, prompt_tokens, threads, timeout or 600)
+    else: be = _vllm(src, model_id, gen, device, prompt_tokens, timeout or 1800)
+    be.details['chosen'] = self.why
+    log.info(f"{self.name}: {be.plan}")
+    return be
+
 def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Face id
                  gen:Generation|None=None, # engine (transformers, llama.cpp, vllm or auto), memory_limit, batch_size, num_gpus, dtype, max_new_tokens
                  model_id:str|None=None, # the answer file's name (default: from the model)
@@ -547,49 +583,41 @@ def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Fac
                  timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
                 ) -> EngineBackend|None:
     "Start the engine `gen.engine` for `model` and return its backend; None when the engine is transformers (in-process)."
-    from mtbench.models import resolve_model, default_model_id
     gen = gen if gen is not None else Generation()
-    name, why = choose_engine(gen.engine, model, device)
-    log.info(f"engine: {name} ({why})" if gen.engine == 'auto' else f"engine: {name}")
-    if name == 'transformers': return None
-    if gen.num_gpus < 1: raise SettingError('num_gpus', gen.num_gpus, 'use 1 or more')
     src = resolve_model(model)
-    model_id, device = model_id or default_model_id(model, src), device or default_device()
-    if name == 'llama.cpp': be = _llama_cpp(src, model_id, gen, device, prompt_tokens, threads, timeout or 600)
-    else: be = _vllm(src, model_id, gen, device, prompt_tokens, timeout or 1800)
-    be.details['chosen'] = why
-    log.info(f"{name}: {be.plan}")
-    return be
+    choice = choose_engine(gen.engine, src, device)
+    if choice.name == 'transformers': return None
+    return choice.open(src, model_id or default_model_id(model, src), gen, prompt_tokens, device, threads=threads, timeout=timeout)
 
 # %% ../nbs/02d_engines.ipynb #769ad111
 def llama_cpp_backend(model:str, # a .gguf file, or a registry name with one
-                      gen:Generation, # memory_limit, batch_size (slots) and max_new_tokens
+                      gen:Generation, # memory_limit, batch_size, num_gpus, dtype and max_new_tokens
                       model_id:str|None=None, # the answer file's name (default: from the model)
                       prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
-                     ) -> EngineBackend:
+                     ):
     "llama.cpp's server for `model`, started and sized by the memory plan."
-    return start_engine(model, gen.update(engine='llama.cpp'), model_id, prompt_tokens=prompt_tokens)
+    src = resolve_model(model)
+    return choose_engine('llama.cpp', src).open(src, model_id or default_model_id(model, src), gen, prompt_tokens)
 
 # %% ../nbs/02d_engines.ipynb #785393e3
 def vllm_backend(model:str, # a Hugging Face id or folder
-                 gen:Generation, # memory_limit, batch_size (sequences), num_gpus, dtype and max_new_tokens
-                 model_id:str|None=None, # the answer file's name (default: from the model)
-                 prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
-                ) -> EngineBackend:
-    "vLLM's server for `model` on CUDA GPUs, started and sized by the memory plan."
-    return start_engine(model, gen.update(engine='vllm'), model_id, prompt_tokens=prompt_tokens)
-
-# %% ../nbs/02d_engines.ipynb #a2444d9a
-def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Face id
-                 gen:Generation, # the memory and generation settings
+                 gen:Generation, # memory_limit, batch_size, num_gpus, dtype and max_new_tokens
                  model_id:str|None=None, # the answer file's name (default: from the model)
                  prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
                 ):
-    "The fastest engine installed for `model` on this device (`choose_engine`), or the transformers backend; run.json records which and why."
-    if (be := start_engine(model, gen.update(engine='auto'), model_id, prompt_tokens=prompt_tokens)) is not None: return be
-    be = transformers_backend(model, gen, model_id, prompt_tokens)
-    be.engine_info = {'engine': 'transformers', 'chosen': choose_engine('auto', model)[1]}
-    return be
+    "vLLM's server for `model` on CUDA GPUs, started and sized by the memory plan."
+    src = resolve_model(model)
+    return choose_engine('vllm', src).open(src, model_id or default_model_id(model, src), gen, prompt_tokens)
+
+# %% ../nbs/02d_engines.ipynb #a2444d9a
+def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Face id
+                 gen:Generation, # memory_limit, batch_size, num_gpus, dtype and max_new_tokens
+                 model_id:str|None=None, # the answer file's name (default: from the model)
+                 prompt_tokens:int=1024, # the longest prompt expected (sizes the plan)
+                ):
+    "The fastest engine installed for `model` on this device, chosen once (`choose_engine`), or the transformers backend; run.json records which and why."
+    src = resolve_model(model)
+    return choose_engine('auto', src).open(src, model_id or default_model_id(model, src), gen, prompt_tokens)
 
 # %% ../nbs/02d_engines.ipynb #721abcad
 def engine_judge_name(judge:str, # the judge's name

@@ -5,122 +5,43 @@
 # %% ../nbs/05_evaluator.ipynb #43c8e569
 from __future__ import annotations
 import contextvars, importlib, inspect, json, os, platform, re, sys, tempfile, threading, time, warnings
+from dataclasses import dataclass
 from pathlib import Path
 from fastcore.basics import store_attr, patch
-from .data import MTBenchError, log, sha256_file, StorageError
-from .runfolder import RunFolder, RunLoop, file_stem, library_versions
+from .data import MTBenchError, log, sha256_file, StorageError, RecordFile
+from .runfolder import RunFolder, RunLoop, file_stem, library_versions, writable
 from .client import check_endpoints
-from .settings import RunSettings, SettingError
+from .settings import RunSettings, Generation, SettingError
 
 # %% auto #0
-__all__ = ['MTBenchEvaluator', 'Progress', 'off_protocol_tag', 'judging_counts', 'EvalResults', 'log_wandb']
+__all__ = ['ModelPlan', 'ResolvedRun', 'off_protocol_tag', 'model_id_for', 'resolve_run', 'MTBenchEvaluator', 'Progress',
+           'judging_counts', 'EvalResults', 'evaluate', 'log_wandb']
 
-# %% ../nbs/05_evaluator.ipynb #f02747a7
-_RENAMED = {'question_file': 'questions'} # older names of settings
+# %% ../nbs/05_evaluator.ipynb #r3s0lv02
+@dataclass(frozen=True)
+class ModelPlan:
+    "One model of a run, as it will be answered and filed: worked out once, before anything is loaded."
+    name:str # as given: a registry name, Hugging Face id, folder, adapter, .gguf file, or a --config model's name
+    source:object=None # its `mtbench.models.ModelSource` (`resolve_model`, once); None: served elsewhere, or not found
+    model_id:str|None=None # what its records say (`model_id_for`)
+    answers:RecordFile|None=None # its answer file, model_answer/FILE.jsonl (`RunFolder.answers`)
+    endpoint:dict|None=None # {base_url, model, api_key_env} when it is served elsewhere (--model-base-url, a --config's server)
+    engine:object=None # what answers with it and why: a `mtbench.engines.EngineChoice` (`choose_engine`, once)
+    problem:Exception|None=None # why it cannot be answered (an unknown model, an engine that cannot run it): its step fails with it, the others go on
 
-class MTBenchEvaluator:
-    "MT-bench (or another benchmark, or your own questions) for several models: answers, memory cleanup, judgments, then the report."
-    def __init__(self, models:list|None=None, # registry names, Hugging Face ids, folders or adapter folders
-                 settings:RunSettings|None=None, # the run's settings (`mtbench.settings`); the keywords below change some of them
-                 **kw, # any setting by its name, e.g. max_questions=8, judge='local:smollm2-135m', memory_limit=5.5 (see `RunSettings.flat`)
-                ):
-        flat = {**(settings or RunSettings()).flat(), **{_RENAMED.get(k, k): v for k, v in kw.items()}}
-        if models is not None: flat['models'] = list(models)
-        object.__setattr__(self, 'run_settings', RunSettings.from_flat(flat))
-    def __getattr__(self, k:str): # a setting's name
-        if k.startswith('__') or k == 'run_settings': raise AttributeError(k)
-        flat = self.run_settings.flat()
-        k = _RENAMED.get(k, k)
-        if k not in flat: raise AttributeError(f"MTBenchEvaluator has no attribute or setting {k!r}")
-        return Path(flat[k]) if k == 'output_dir' else list(flat[k] or []) if k == 'models' else flat[k]
-    def __setattr__(self, k:str, v): # a setting's name (or any other attribute), and its value
-        k2 = _RENAMED.get(k, k)
-        if k2 in self.run_settings.flat(): object.__setattr__(self, 'run_settings', RunSettings.from_flat({**self.run_settings.flat(), k2: v}))
-        else: object.__setattr__(self, k, v)
-
-# %% ../nbs/05_evaluator.ipynb #ddd432cc
-def _memo(obj, name, f, *args):
-    "`f(*args)`, kept on `obj` and computed again only when `args` change (a setting was edited)."
-    hit = obj.__dict__.get(name)
-    if hit is None or hit[0] != args: obj.__dict__[name] = hit = (args, f(*args))
-    return hit[1]
-
-@patch(as_prop=True)
-def bench(self:MTBenchEvaluator):
-    "The benchmark (`mtbench.benchmark`), found (and a questions file of your own read and checked) once for the same settings."
-    from mtbench.registry import get_benchmark
-    return _memo(self, '_bench', get_benchmark, self.benchmark, self.question_file)
-
-# %% ../nbs/05_evaluator.ipynb #ee02c727
-@patch(as_prop=True)
-def run_dir(self:MTBenchEvaluator) -> Path:
-    "Where the benchmark's files go: the output folder itself for MT-bench, OUTPUT/NAME/ for another."
-    return self.bench.folder(self.output_dir)
-
-@patch(as_prop=True)
-def questions(self:MTBenchEvaluator):
-    "The selected questions, read (and checked) once for the same settings."
-    return _memo(self, '_questions', lambda b, d, c, q, n: b.questions(d, categories=c, question_ids=q, max_questions=n),
-                 self.bench, self.data_dir, self.categories, self.question_ids, self.max_questions)
-
-# %% ../nbs/05_evaluator.ipynb #b24a5793
-@patch(as_prop=True)
-def judge_spec(self:MTBenchEvaluator):
-    "The judge, resolved (and logged) once for the same settings."
-    from mtbench.judges import resolve_judge
-    return _memo(self, '_judge_spec', resolve_judge, self.run_settings.judging)
-
-@patch(as_prop=True)
-def judge_name(self:MTBenchEvaluator):
-    "The name the judgments are recorded under: the judge's, or `MODEL@ENGINE` for a local judge on an engine."
-    from mtbench.engines import engine_judge_name
-    return engine_judge_name(self.judge_spec.name, self.judge_engine)
-
-# %% ../nbs/05_evaluator.ipynb #fb137469
-@patch
-def check_models(self:MTBenchEvaluator):
-    "Stop, before anything is loaded, if a model or the local judge cannot be had (gated without access, offline and not cached)."
-    from mtbench.models import check_models
-    spec = self.judge_spec
-    eps = {m: e for m, e in (self.endpoints or {}).items() if m in self.models}
-    check_models(([] if self.model_base_url else [m for m in self.models if m not in eps]) + ([spec.model] if spec.local else []))
-    if eps: check_endpoints(eps) # served elsewhere: each server must answer before anything is generated
-
-# %% ../nbs/05_evaluator.ipynb #36c322fa
-@patch
-def data_files(self:MTBenchEvaluator) -> dict:
-    "The data files this run reads, with their sha256."
-    files = self.bench.data_files(self.data_dir, self.reference)
-    return {k: {'path': str(p), 'sha256': sha256_file(p)} for k,p in files.items()}
-
-@patch
-def settings(self:MTBenchEvaluator) -> dict:
-    "The run's settings as run.json records them: every setting by name (`RunSettings.flat`), and the benchmark's name."
-    return {**self.run_settings.flat(), 'benchmark': self.bench.name}
-
-# %% ../nbs/05_evaluator.ipynb #a7b2b981
-@patch(as_prop=True)
-def folder(self:MTBenchEvaluator) -> RunFolder:
-    "The run folder (`mtbench.runfolder.RunFolder`): its files' paths, run.json and its hold."
-    return RunFolder(self.run_dir)
-
-@patch
-def _timed(self:MTBenchEvaluator, what:str, t0:float):
-    "Record in run.json (when a run is on) how long `what` took since `t0`."
-    if '_loop' in self.__dict__: self._loop.timing[what] = round(time.monotonic()-t0, 3)
-
-# %% ../nbs/05_evaluator.ipynb #7e70a85d
-class Progress:
-    "How a run shows its progress: steps in the log, tqdm's bars (the Colab panel passes its own)."
-    @property
-    def bar(self):
-        "The tqdm-like class the answers' and the judge's bars are made with."
-        from tqdm.auto import tqdm
-        return tqdm
-    def step(self, text:str): log.info(text)
-    def wait(self, thread:threading.Thread): thread.join()
-
-MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
+@dataclass(frozen=True)
+class ResolvedRun:
+    "What a run will use, worked out and checked once and handed down: the functions below take these, never names or raw settings."
+    settings:RunSettings # the run's settings, as the entry point built them
+    bench:object # the benchmark (`mtbench.benchmark.get_benchmark`; your own suite read once)
+    asked:object # the benchmark as the models are asked: itself, or with the off-protocol system prompt and temperature
+    questions:list # the selected questions, read once
+    folder:RunFolder # the run folder, built once: OUTPUT, or OUTPUT/NAME for another benchmark
+    gen:Generation # the generation settings, checked once (batch_size parsed, the engine's name known), the answer budget filled in
+    device:str # where local models go (`mtbench.memory.default_device`, once)
+    prompt_tokens:int # the longest prompt expected (`mtbench.conversation.longest_prompt`): sizes each model's memory plan
+    models:tuple=() # one `ModelPlan` per model, in order
+    judge:object=None # the judging side's resolved judge (today `MTBenchEvaluator.judge_spec` resolves it)
 
 # %% ../nbs/05_evaluator.ipynb #e6bab6e3
 class _OffProtocol:
@@ -147,37 +68,165 @@ def off_protocol_tag(system_prompt:str|None, # the off-protocol system prompt, i
     return ((f"+sys-{hashlib.blake2b(system_prompt.encode(), digest_size=3).hexdigest()}" if system_prompt is not None else '')
             + (f"+t{temperature:g}" if temperature is not None else ''))
 
-# %% ../nbs/05_evaluator.ipynb #a067a739
-@patch(as_prop=True)
-def gen_bench(self:MTBenchEvaluator):
-    "The benchmark as the models are asked: itself, or with the system prompt and temperature overrides (checked)."
-    self.run_settings.generation.check()
-    if self.system_prompt is None and self.temperature is None: return self.bench
-    return _OffProtocol(self.bench, self.system_prompt, self.temperature)
+# %% ../nbs/05_evaluator.ipynb #r3s0lv03
+def model_id_for(name:str, # the model as given
+                 src, # its `ModelSource` (None: served elsewhere)
+                 named:bool, # a --config model, filed under its own name
+                 gen:Generation, # the generation settings (the off-protocol system prompt and temperature make the tag)
+                ) -> str:
+    "The name a model's answers are filed and judged under: a --config model's name, a served model's last path segment, else `default_model_id`; then the off-protocol tag."
+    from mtbench.models import default_model_id
+    tag = off_protocol_tag(gen.system_prompt, gen.temperature)
+    if named: return file_stem(name) + tag # llama3:8b is answered, judged and shown as llama3_8b: one name, one file
+    if tag: return file_stem(Path(str(name).rstrip('/')).name.removesuffix('.gguf')) + tag
+    if src is None: return file_stem(str(name).rstrip('/').split('/')[-1]) # on --model-base-url: the served name's last segment
+    return default_model_id(name, src)
 
-# %% ../nbs/05_evaluator.ipynb #01cfe204
+# %% ../nbs/05_evaluator.ipynb #r3s0lv04
+def _model_plan(name, run, gen, folder, device) -> ModelPlan:
+    "One model's `ModelPlan`; a model that cannot be found (or run by the engine asked for) becomes a plan with its `problem`."
+    from mtbench.models import resolve_model
+    from mtbench.engines import choose_engine
+    own = (run.endpoints or {}).get(name) # a --config model: its own server, key and served name
+    ep = own or (dict(base_url=gen.model_base_url, model=name, api_key_env=gen.api_key_env) if gen.model_base_url else None)
+    try:
+        src = None if ep else resolve_model(name)
+        mid = model_id_for(name, src, own is not None, gen)
+        return ModelPlan(name, src, mid, folder.answers(mid), ep, choose_engine(gen.engine, src, device, ep))
+    except MTBenchError as e: return ModelPlan(name, problem=e)
+
+def resolve_run(run:RunSettings, # the run's settings, as the entry point built them
+               ) -> ResolvedRun:
+    "The answers side of `run`, worked out once before anything is loaded or written: benchmark, questions, generation settings, folder, and each model's plan."
+    from mtbench.registry import get_benchmark
+    from mtbench.memory import default_device
+    from mtbench.conversation import longest_prompt
+    if not run.models: raise SettingError('models', run.models, 'give the models to evaluate')
+    sel = run.selection.check()
+    bench = get_benchmark(sel.benchmark, sel.questions)
+    qs = bench.questions(sel.data_dir, categories=sel.categories, question_ids=sel.question_ids, max_questions=sel.max_questions)
+    gen = run.generation.check().update(max_new_tokens=run.generation.new_tokens(1024)) # batch_size parsed, the budget filled: once
+    asked = _OffProtocol(bench, gen.system_prompt, gen.temperature) if gen.off_protocol() else bench
+    folder, device = RunFolder(Path(run.output_dir)/bench.folder('')), default_device() # bench.folder(''): the benchmark's own subfolder
+    plans = tuple(_model_plan(m, run, gen, folder, device) for m in run.models)
+    return ResolvedRun(run, bench, asked, qs, folder, gen, device, longest_prompt(qs, gen.max_new_tokens, asked) if qs else 0, plans)
+
+# %% ../nbs/05_evaluator.ipynb #f02747a7
+class MTBenchEvaluator:
+    "MT-bench (or another benchmark, or your own questions) for several models: answers, memory cleanup, judgments, then the report."
+    def __init__(self, models:list|None=None, # registry names, Hugging Face ids, folders or adapter folders
+                 settings:RunSettings|None=None, # the run's settings (`mtbench.settings`); the keywords below change some of them
+                 **kw, # any setting by its name, e.g. max_questions=8, judge='local:smollm2-135m', memory_limit=5.5 (see `RunSettings.flat`)
+                ):
+        s = settings or RunSettings()
+        if kw or models is not None: s = RunSettings.from_flat({**s.flat(), **kw, **({'models': list(models)} if models is not None else {})})
+        self.settings = s # built once; another run is another evaluator
+    @property
+    def models(self) -> list:
+        "The models to evaluate, in order."
+        return list(self.settings.models or [])
+
+# %% ../nbs/05_evaluator.ipynb #ddd432cc
+def _memo(obj, name, f, *args):
+    "`f(*args)`, kept on `obj` and computed again only when `args` change (other settings)."
+    hit = obj.__dict__.get(name)
+    if hit is None or hit[0] != args: obj.__dict__[name] = hit = (args, f(*args))
+    return hit[1]
+
 @patch
-def model_id(self:MTBenchEvaluator,
-             model:str, # a registry name, Hugging Face id or folder
-            ) -> str|None:
-    "The name `model`'s answers are filed under: its own (None: found when loaded), a config's name, and the off-protocol tag; as its file is named (`file_stem`)."
-    tag, ep = off_protocol_tag(self.system_prompt, self.temperature), (self.endpoints or {}).get(model)
-    if not tag: return file_stem(model) if ep else None # llama3:8b is answered, judged and shown as llama3_8b: one name, one file
-    return file_stem(model if ep else Path(str(model).rstrip('/')).name.removesuffix('.gguf')) + tag
+def resolve(self:MTBenchEvaluator) -> ResolvedRun:
+    "The run resolved (`resolve_run`): once for the same settings."
+    return _memo(self, '_resolved', resolve_run, self.settings)
+
+# %% ../nbs/05_evaluator.ipynb #ee02c727
+@patch(as_prop=True)
+def bench(self:MTBenchEvaluator):
+    "The benchmark, as resolved (`mtbench.benchmark`)."
+    return self.resolve().bench
+
+@patch(as_prop=True)
+def questions(self:MTBenchEvaluator):
+    "The selected questions, as resolved (read and checked once)."
+    return self.resolve().questions
+
+@patch(as_prop=True)
+def folder(self:MTBenchEvaluator) -> RunFolder:
+    "The run folder (`mtbench.runfolder.RunFolder`), as resolved: its files' paths, run.json and its hold."
+    return self.resolve().folder
+
+@patch(as_prop=True)
+def run_dir(self:MTBenchEvaluator) -> Path:
+    "Where the benchmark's files go: the output folder itself for MT-bench, OUTPUT/NAME/ for another."
+    return self.folder.path
+
+# %% ../nbs/05_evaluator.ipynb #b24a5793
+@patch(as_prop=True)
+def judge_spec(self:MTBenchEvaluator):
+    "The judge, resolved (and logged) once for the same settings."
+    from mtbench.judges import resolve_judge
+    return _memo(self, '_judge_spec', resolve_judge, self.settings.judging)
+
+@patch(as_prop=True)
+def judge_name(self:MTBenchEvaluator):
+    "The name the judgments are recorded under: the judge's, or `MODEL@ENGINE` for a local judge on an engine."
+    from mtbench.engines import engine_judge_name
+    return engine_judge_name(self.judge_spec.name, self.settings.judging.judge_engine)
+
+# %% ../nbs/05_evaluator.ipynb #fb137469
+@patch
+def check_models(self:MTBenchEvaluator):
+    "Stop, before anything is loaded, if a model or the local judge cannot be had (gated without access, offline and not cached)."
+    from mtbench.models import check_models
+    spec, s = self.judge_spec, self.settings
+    eps = {m: e for m, e in (s.endpoints or {}).items() if m in self.models}
+    check_models(([] if s.generation.model_base_url else [m for m in self.models if m not in eps]) + ([spec.model] if spec.local else []))
+    if eps: check_endpoints(eps) # served elsewhere: each server must answer before anything is generated
+
+# %% ../nbs/05_evaluator.ipynb #36c322fa
+@patch
+def data_files(self:MTBenchEvaluator) -> dict:
+    "The data files this run reads, with their sha256."
+    files = self.bench.data_files(self.settings.selection.data_dir, self.settings.judging.reference)
+    return {k: {'path': str(p), 'sha256': sha256_file(p)} for k,p in files.items()}
+
+@patch
+def settings_record(self:MTBenchEvaluator) -> dict:
+    "The run's settings as run.json records them: every setting by name (`RunSettings.flat`), and the benchmark's name."
+    return {**self.settings.flat(), 'benchmark': self.bench.name}
+
+# %% ../nbs/05_evaluator.ipynb #a7b2b981
+@patch
+def _timed(self:MTBenchEvaluator, what:str, t0:float):
+    "Record in run.json (when a run is on) how long `what` took since `t0`."
+    if '_loop' in self.__dict__: self._loop.timing[what] = round(time.monotonic()-t0, 3)
+
+# %% ../nbs/05_evaluator.ipynb #7e70a85d
+class Progress:
+    "How a run shows its progress: steps in the log, tqdm's bars (the Colab panel passes its own)."
+    @property
+    def bar(self):
+        "The tqdm-like class the answers' and the judge's bars are made with."
+        from tqdm.auto import tqdm
+        return tqdm
+    def step(self, text:str): log.info(text)
+    def wait(self, thread:threading.Thread): thread.join()
+
+MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
 
 # %% ../nbs/05_evaluator.ipynb #8aa8164b
 @patch
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
           ):
-    "Generate `model`'s answers (skipping those on disk), then free its memory; returns what run.json records."
-    from mtbench.conversation import generate_answers
+    "Generate `model`'s answers (skipping those on disk) with the engine chosen for it, then free its memory; returns what run.json records."
+    from mtbench.conversation import answer_questions
     from mtbench.memory import free_memory
-    t0, ep = time.monotonic(), (self.endpoints or {}).get(model) # a model of a --config: its own server, key and served name
+    rr, t0 = self.resolve(), time.monotonic()
+    m = next(p for p in rr.models if p.name == model)
+    if m.problem: raise m.problem
     try:
-        gen = self.run_settings.generation
-        gen = gen.update(max_new_tokens=gen.new_tokens(1024), **(dict(model_base_url=ep['base_url'], api_key_env=ep.get('api_key_env')) if ep else {}))
-        info = generate_answers(ep['model'] if ep else model, self.questions, self.run_dir, gen, progress=self._progress.bar,
-                                bench=self.gen_bench, model_id=self.model_id(model))
+        backend = m.engine.open(m.source, m.model_id, rr.gen, rr.prompt_tokens, rr.device, m.endpoint)
+        try: info = answer_questions(backend, rr.questions, m.answers, rr.gen, rr.asked, self._progress.bar)
+        finally: backend.close() # frees the model, or stops the engine's server
     finally: free_memory()
     self._timed(f'answers:{model}', t0)
     return info
@@ -190,8 +239,8 @@ def judge_models(self:MTBenchEvaluator, models:list, # models whose answers are 
     "Judge the answers of `models` (skipping judgments on disk) with the judge resolved once (`judge_spec`); returns the judge's summary of calls and cost."
     from mtbench.judging import judge_with, Watch
     from mtbench.settings import Selection
-    t0, run = time.monotonic(), self.run_settings
-    sel = Selection(benchmark=self.bench, data_dir=self.data_dir, question_ids=list(self.questions.attrgot('question_id')))
+    t0, run = time.monotonic(), self.settings
+    sel = Selection(benchmark=self.bench, data_dir=run.selection.data_dir, question_ids=list(self.questions.attrgot('question_id')))
     res = judge_with(self.judge_spec, self.run_dir, models, run.judging, sel, run.generation, watch=Watch(self._progress.bar, stop)) # as `mtbench judge`
     self._timed(f"judge:{'+'.join(models)}", t0)
     if '_loop' in self.__dict__:
@@ -250,21 +299,23 @@ class EvalResults:
 # %% ../nbs/05_evaluator.ipynb #7696c3d1
 @patch
 def _check_run(self:MTBenchEvaluator):
-    "Before anything is loaded: the overrides, the judge, the selection, the benchmark's modes, W&B, every model, and the judging's estimated cost (`confirm`)."
-    self.run_settings.judging.check(); self.run_settings.selection.check() # judge_samples=0 refused now, not after the answers
-    _, _, _ = self.gen_bench, self.judge_spec, self.questions
-    self.bench.check_mode(self.mode)
+    "Before anything is loaded: the judge settings, the run resolved (`resolve`), the judge, the benchmark's modes, the judging's estimated cost (`confirm`), W&B, every model's access, and each answer file writable (once)."
+    self.settings.judging.check() # judge_samples=0 refused now, not after the answers
+    rr, spec = self.resolve(), self.judge_spec
+    rr.bench.check_mode(self.settings.judging.mode)
     if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
         from mtbench.judging import run_estimate
-        self.confirm(run_estimate(self.questions, len(self.models), self.run_settings.judging, self.judge_spec, self.bench))
-    if self.wandb: _wandb_check(self.wandb)
+        self.confirm(run_estimate(rr.questions, len(rr.models), self.settings.judging, spec, rr.bench))
+    if self.settings.wandb: _wandb_check(self.settings.wandb)
     self.check_models()
+    for m in rr.models:
+        if m.answers: writable(m.answers.path) # under the folder's hold: a run that could not keep its answers stops before any model loads
 
 @patch
 def _fixed_record(self:MTBenchEvaluator, command:str|None) -> dict:
     "What run.json says of the run that does not change while it runs."
     spec = self.judge_spec
-    return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings(), versions=library_versions(),
+    return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings_record(), versions=library_versions(),
                 data=self.data_files(), questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
                 judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
                        'params': spec.params, 'score_mode': spec.score_mode})
@@ -302,10 +353,11 @@ def _finish(self:MTBenchEvaluator) -> dict:
         self.judge_models(answered)
     self._timed('total', self._t0)
     pr.step("report")
-    show = ShowSettings(judge=self.judge_name, model_list=answered or None, baseline=self.baseline if self.mode == 'pairwise-baseline' else None,
-                        mode=None if self.mode == 'single' else self.mode)
-    summary = write_report(self.run_dir, show, self.run_settings.selection, benchmark=self.bench)
-    if self.wandb: pr.step(f"Weights & Biases: {log_wandb(self.wandb, summary, self.settings(), self.run_dir)}")
+    j = self.settings.judging
+    show = ShowSettings(judge=self.judge_name, model_list=answered or None, baseline=j.baseline if j.mode == 'pairwise-baseline' else None,
+                        mode=None if j.mode == 'single' else j.mode)
+    summary = write_report(self.run_dir, show, self.settings.selection, benchmark=self.bench)
+    if self.settings.wandb: pr.step(f"Weights & Biases: {log_wandb(self.settings.wandb, summary, self.settings_record(), self.run_dir)}")
     return summary
 
 # %% ../nbs/05_evaluator.ipynb #2c49c9f6
@@ -317,7 +369,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     self._t0 = time.monotonic()
     self._check_run() # before anything is loaded or written
     self._progress, self._judging, self._answered = progress or Progress(), None, []
-    self._background = not self.judge_spec.local and self.mode == 'single'
+    self._background = not self.judge_spec.local and self.settings.judging.mode == 'single'
     self._loop = RunLoop(self.folder, self._fixed_record(command))
     stop = lambda: self._judging and self._judging.stop() # in a notebook the process lives on: the judging must end too
     summary = self._loop.run(self.models, self._answer_step, self._finish, after=self._judge_behind, on_stop=stop)
@@ -329,8 +381,18 @@ def run(self:MTBenchEvaluator, command:str|None=None, # the command line, for ru
         progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
        ) -> EvalResults:
     "Answers, judgments and the report for every model; continues a run that was stopped. One run per output folder at a time."
-    with self.folder.hold( 'mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'):
+    with self.resolve().folder.hold('mtbench run' if command else 'MTBenchEvaluator.run (a notebook or the Colab panel)'): # the one lock
         return self._run(command, progress)
+
+def evaluate(run:RunSettings, # the run's settings, as the entry point built them
+             command:str|None=None, # the command line, for run.json
+             progress:Progress|None=None, # how to show progress (default: the log and tqdm's bars)
+             confirm=None, # `confirm(estimate)` before anything is paid (`mtbench run` asks, or refuses without --yes)
+            ) -> EvalResults:
+    "Evaluate `run`'s models end to end, the run resolved once: what `mtbench run` and the Colab panel call."
+    ev = MTBenchEvaluator(settings=run)
+    if confirm: ev.confirm = confirm
+    return ev.run(command, progress)
 
 # %% ../nbs/05_evaluator.ipynb #329c5d54
 def _wandb_check(project:str):

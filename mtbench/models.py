@@ -100,9 +100,10 @@ def _unknown(name):
                         f".gguf file, and not a Hugging Face id (org/name); `mtbench models` lists the registry")
 
 # %% ../nbs/02_models.ipynb #accd2eb1
-def resolve_model(name:str, # a registry name, a folder, a .gguf file or a Hugging Face id
+def resolve_model(name:str|ModelSource, # a registry name, a folder, a .gguf file or a Hugging Face id (a `ModelSource`: resolved already)
                  ) -> ModelSource:
     "Where the weights of model `name` come from."
+    if isinstance(name, ModelSource): return name # resolved once by the run: not again
     name = str(name)
     if name in MODELS:
         s = MODELS[name]

@@ -46,13 +46,11 @@ def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a bac
                  prompt_tokens:int|None=None, # the longest prompt expected (sizes the memory plan; default 1024)
                 ) -> tuple:
     "A backend for `model`, and whether it was made here (so the caller closes it)."
-    from mtbench.backends import Backend, HFBackend, EndpointBackend, batch_flag
+    from mtbench.backends import Backend, HFBackend, EndpointBackend
     gen = gen if gen is not None else Generation()
     if isinstance(model, Backend): return model, False
-    gen = gen.update(batch_size=batch_flag(gen.batch_size))
+    gen = gen.check() # batch_size parsed, the engine's name known: the settings' one check
     if gen.model_base_url:
-        if gen.engine in ('llama.cpp', 'vllm'):
-            raise SettingError('engine', gen.engine, 'it starts a server of its own: drop model_base_url, or the engine to use the server there')
         return EndpointBackend(gen.model_base_url, str(model), gen.api_key_env, gen.concurrency, gen.request_timeout or 600, model_id=model_id), False
     if hasattr(model, 'tokenizer') and hasattr(model, 'plan'): return HFBackend(model, gen.batch_size), False # a `LoadedModel`
     args = (str(model), gen, model_id, prompt_tokens or 1024)

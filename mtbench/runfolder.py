@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, logging, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, StorageError, log, hold_folder, storage_error
+from .data import MTBenchError, StorageError, RecordFile, log, hold_folder, storage_error
 
 # %% auto #0
 __all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',
@@ -41,6 +41,12 @@ def answer_file(self:RunFolder, model_id:str, # the name the answers are filed u
                ) -> Path:
     "model_answer/MODEL.jsonl"
     return self.answer_dir/f'{file_stem(model_id)}.jsonl'
+
+@patch
+def answers(self:RunFolder, model_id:str, # the name the answers are filed under
+           ) -> RecordFile:
+    "The answer file of `model_id` as the `RecordFile` answers are appended to (nothing created: the run checks it, `writable`, under its hold)."
+    return RecordFile(self.answer_file(model_id))
 
 @patch
 def judgment_file(self:RunFolder, judge:str, # the judge's name

@@ -586,10 +586,10 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
 # %% ../nbs/08_colab.ipynb #bcd0edb1
 @patch
 def _evaluate(self:RunnerPanel, s, pr):
-    from mtbench.evaluator import MTBenchEvaluator
+    from mtbench.evaluator import evaluate
     try:
         t0 = time.monotonic()
-        res = MTBenchEvaluator(settings=s).run(progress=pr)
+        res = evaluate(s, progress=pr) # the run resolved once, from the panel's settings
         pr.step(f"finished in {time.monotonic()-t0:.0f} s")
         self.result = res
         self._show(res)
