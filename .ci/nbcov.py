@@ -14,7 +14,9 @@ Usage, from the repository root: `python .ci/nbcov.py [NOTEBOOK ...]` (default: 
 It prints each notebook's result as it ends (with the traceback of a failure), the coverage table, and
 last 'notebooks: N passed, N failed'; it exits 1 if a notebook failed.
 
-The notebooks start longest first, by the seconds each took last time (`.ci/nb_seconds.json`; a notebook not
+Each notebook's process gets `OMP_NUM_THREADS` = cores / workers (unless it is set): PyTorch's threads of two
+notebooks at once would otherwise oversubscribe the cores (two notebooks, idle, 129 s -> 119 s; more where both
+start model servers). The notebooks start longest first, by the seconds each took last time (`.ci/nb_seconds.json`; a notebook not
 listed there starts first, as it may be long): with two workers, a long notebook started last would run alone
 at the end. `--times FILE` writes this run's seconds there (`--times .ci/nb_seconds.json` after a full run, to
 keep the order current).
@@ -111,10 +113,13 @@ def main():
     last = json.loads((HERE/'nb_seconds.json').read_text()) if (HERE/'nb_seconds.json').exists() else {}
     nbs.sort(key=lambda nb: -last.get(nb.name, math.inf)) # longest first (sort is stable: name order among equals)
     took = {}
+    # each notebook's PyTorch (and the servers its tests start) gets its share of the cores: two notebooks each running
+    # as many threads as there are cores oversubscribe them, and OpenMP's waiting threads then burn the time they wait
+    env = {'OMP_NUM_THREADS': str(max(1, (os.cpu_count() or 1)//a.n_workers)), **os.environ}
     def test(nb):
         start = time.time()
         r = subprocess.run([sys.executable, '-m', 'coverage', 'run', f'--rcfile={RCFILE}', f'--data-file={data}',
-                            f'--source={cfg.lib_path}', __file__, '--one', str(nb)], capture_output=True, text=True, cwd=cfg.config_path)
+                            f'--source={cfg.lib_path}', __file__, '--one', str(nb)], capture_output=True, text=True, cwd=cfg.config_path, env=env)
         secs = took[nb.name] = time.time() - start
         print(f"{nb.name}: {'passed' if r.returncode == 0 else 'FAILED'} in {secs:.0f} s", flush=True)
         if r.returncode: print(r.stdout[-20000:] + r.stderr[-20000:], flush=True)
