@@ -4,13 +4,11 @@
 
 # %% ../nbs/00_data.ipynb #78f4a87c
 from __future__ import annotations
-import argparse, contextlib, contextvars, errno, hashlib, json, logging, os, re, socket, sys, tempfile, threading, time, urllib.request, uuid
+import contextlib, contextvars, errno, hashlib, json, logging, os, re, socket, sys, tempfile, threading, time, urllib.request, uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fastcore.basics import store_attr, patch
-from fastcore.docments import docments
 from fastcore.foundation import L
-from fastcore.script import Param
 
 # %% auto #0
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'CATEGORIES', 'NEED_REF_CATS',
@@ -20,7 +18,7 @@ __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH
            'category_temperature', 'Record', 'Question', 'check_question', 'select_questions', 'question_records',
            'load_questions', 'Answer', 'answer_problem', 'new_answer_id', 'reference_file', 'load_reference_answers',
            'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error',
-           'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
+           'RecordFile', 'FolderBusy', 'hold_folder', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
@@ -698,28 +696,6 @@ def hold_folder(output_dir, # the run folder
             if h.count == 0:
                 _HELD.pop(folder, None)
                 if getattr(h, 'held', False): h.release()
-
-# %% ../nbs/00_data.ipynb #87e6be29
-def cli_parser(func, # a function whose docments (or `Param` annotations) describe its flags
-               prog:str|None=None, # the program name shown in usage and help
-              ) -> argparse.ArgumentParser:
-    "An `argparse` parser for `func` built from its docments, with dashed flag names."
-    p = argparse.ArgumentParser(prog=prog, description=(func.__doc__ or '').strip())
-    for k,v in docments(func, full=True, returns=False, eval_str=True).items():
-        param = v.anno if isinstance(v.anno, Param) else Param(v.docment, _base_type(v.anno))
-        param.set_default(v.default)
-        kw = param.kwargs
-        if not param.opt: kw['required'] = True # no default: a required flag, so every argument reads the same way
-        dash, under = k.replace('_', '-'), k
-        names = [f'--no-{dash}'] if param.negated else [f'--{dash}'] + ([f'--{under}'] if under != dash else [])
-        p.add_argument(*names, dest=k, **kw)
-    return p
-
-# %% ../nbs/00_data.ipynb #6a30ab25
-def _base_type(anno):
-    "`str|None` -> str, so optional parameters still parse their values."
-    args = [a for a in getattr(anno, '__args__', ()) if a is not type(None)]
-    return args[0] if len(args) == 1 and isinstance(args[0], type) else anno if isinstance(anno, type) else None
 
 # %% ../nbs/00_data.ipynb #ec1f0463
 def data_cli(data_dir:str|None=None, # folder with FastChat's layout (default: MTBENCH_DATA_DIR, else download to the cache)
