@@ -10,7 +10,7 @@ so a neighbour's load on a shared machine hits both alike.
     python bench/answers_batching.py --max-questions 80 --max-new-tokens 1024
 """
 import argparse, os, platform, tempfile, time
-from mtbench.data import load_questions
+from mtbench.records import load_questions
 from mtbench.models import load_model
 from mtbench.conversation import generate_answers
 from mtbench.backends import auto_batch_size

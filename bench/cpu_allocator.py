@@ -17,7 +17,7 @@ import json, os, resource, sys, time
 from mtbench.models import load_model
 from mtbench.backends import HFBackend
 from mtbench.settings import Generation
-from mtbench.data import load_questions
+from mtbench.records import load_questions
 batch, new, chars = map(int, sys.argv[1:4])
 lm = load_model('smollm2-135m', Generation(max_new_tokens=new), prompt_tokens=3072)
 b = HFBackend(lm, batch_size=batch)

@@ -24,7 +24,8 @@ Needs MTBENCH_DATA_DIR (or the download cache) for the questions.
 """
 import argparse, asyncio, json, logging, math, os, platform, subprocess, sys, tempfile, time
 from pathlib import Path
-from mtbench.data import Answer, RecordFile, load_questions, new_answer_id
+from mtbench.records import Answer, load_questions, new_answer_id
+from mtbench.store import RecordFile
 from mtbench.conversation import generate_answers
 from mtbench.backends import EndpointBackend, listify
 from mtbench.judging import judge_answers, Watch

@@ -12,7 +12,7 @@ engines take turns, so a neighbour's load on a shared machine hits them alike.
     python bench/engines.py --model my-model.Q4_K_M.gguf --max-new-tokens 256
 """
 import argparse, os, platform, tempfile, time
-from mtbench.data import load_questions
+from mtbench.records import load_questions
 from mtbench.conversation import generate_answers
 from mtbench.settings import Generation
 from mtbench import engines as E

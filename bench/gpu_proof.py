@@ -60,7 +60,7 @@ def log(*a): print(*a, file=sys.stderr, flush=True)
 def prepare(dest:Path):
     "Put into `dest` (an ignored folder) what the GPU machine lacks: wheels, SmolLM2's tokenizer, the MT-bench files."
     from importlib.metadata import version
-    from mtbench.data import data_dir
+    from mtbench.pins import data_dir
     from mtbench.models import local_folder
     dest = Path(dest); (dest/'whl').mkdir(parents=True, exist_ok=True)
     exclude = Path(subprocess.run(['git', 'rev-parse', '--git-path', 'info/exclude'], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip())
@@ -169,7 +169,8 @@ class Setup:
     "A model planned and built with random weights for the budget, its backend, and what the plan estimated; `error` when it could not be."
     def __init__(self, s, gpu):
         import torch
-        from mtbench.data import load_questions, MTBenchError
+        from mtbench.records import load_questions
+        from mtbench.errors import MTBenchError
         from mtbench.memory import estimate_memory, Arch
         from mtbench.settings import Generation
         from mtbench.backends import HFBackend
@@ -199,7 +200,7 @@ class Setup:
                         estimated_gb=est.total_gb, estimate={**vars(est), 'total_gb': est.total_gb})
         lm.model.generation_config.suppress_tokens = sorted(self.be.stop_ids | {self.be.pad_id}) # every row runs to its full length
         self.rows = longest_questions(self.qs, B)
-        from mtbench.data import category_temperature
+        from mtbench.records import category_temperature
         self.temps = [category_temperature(q.category) for q in self.rows]
 
     def turn2(self, answers:list|None=None):
@@ -469,7 +470,7 @@ def main(argv=None):
     a.e2e_new_tokens = a.e2e_new_tokens or (16 if a.tiny else 256)
     a.jobs = a.jobs or default_jobs(a.device, a.cap_gb)
     if a.data_dir: os.environ['MTBENCH_DATA_DIR'] = str(Path(a.data_dir).resolve())
-    from mtbench.data import data_dir
+    from mtbench.pins import data_dir
     a.data_dir = str(data_dir()[0])
     if a.tokenizer: a.tokenizer = str(Path(a.tokenizer).resolve())
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ Needs MTBENCH_DATA_DIR (or the download cache) for the questions and reference t
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
-from mtbench.data import load_questions, load_reference_answers, new_answer_id
+from mtbench.records import load_questions, load_reference_answers, new_answer_id
 from mtbench.testing import FakeChatServer
 
 CHILD = """import sys, json

@@ -28,7 +28,8 @@ Needs MTBENCH_DATA_DIR (or the download cache) for the questions and reference t
 import argparse, logging, tempfile, time
 import openai # imported before any timing: a one-time cost of about a second, not part of pacing
 from pathlib import Path
-from mtbench.data import Answer, RecordFile, load_judge_prompts, load_questions, load_reference_answers, new_answer_id
+from mtbench.records import Answer, load_judge_prompts, load_questions, load_reference_answers, new_answer_id
+from mtbench.store import RecordFile
 from mtbench.judging import judge_answers
 from mtbench.judge import plan_judgments
 from mtbench.settings import JudgeSettings, Selection

@@ -24,7 +24,8 @@ Needs MTBENCH_DATA_DIR (or the download cache) for the questions. About a minute
 """
 import argparse, json, logging, math, os, platform, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
-from mtbench.data import Answer, RecordFile, load_questions
+from mtbench.records import Answer, load_questions
+from mtbench.store import RecordFile
 from mtbench.backends import EndpointBackend
 from mtbench.judging import judge_answers
 from mtbench.settings import JudgeSettings, Selection

@@ -6,7 +6,9 @@
 from __future__ import annotations
 import json, math, os
 from pathlib import Path
-from .data import MTBenchError, CATEGORIES, PinnedFiles, pinned_file, read_jsonl
+from .errors import MTBenchError
+from .records import CATEGORIES, read_jsonl
+from .pins import PinnedFiles, pinned_file
 from .settings import RunSettings, JudgeSettings, Selection, SettingError
 from .analysis import OFFICIAL_CATEGORY, load_judgments
 

@@ -15,7 +15,9 @@ from pathlib import Path
 from fastcore.basics import store_attr
 from dataclasses import dataclass
 from fastcore.script import Param
-from .data import MTBenchError, CATEGORIES, Answer, RecordFile, read_jsonl, iter_jsonl, load_questions
+from .errors import MTBenchError
+from .records import CATEGORIES, Answer, read_jsonl, iter_jsonl, load_questions
+from .store import RecordFile
 from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .settings import Settings, Selection

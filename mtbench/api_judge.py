@@ -8,7 +8,7 @@ import asyncio, math, re, time
 from dataclasses import replace
 from fastcore.basics import patch
 from aiolimiter import AsyncLimiter
-from .data import MTBenchError
+from .errors import MTBenchError
 from .settings import JudgeSettings
 from .runfolder import redact_url, secret_env
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, connect_failure

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, concurrent.futures, functools, hashlib, os, re, sys, time
 from dataclasses import dataclass, field
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .settings import Generation, SettingError
 from .client import Caller, CallPolicy, CallFailed, GracefulStop, describe_error, connect_failure, run_sync # the one way to call a server (describe_error, run_sync: still importable from here)
 from .runfolder import redact_url, file_stem, secret_env, key_like

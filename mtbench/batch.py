@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .settings import SettingError
 from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
 from .client import BadReply, reply_text, describe_error, connect_failure

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import (MTBenchError, CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions,
-                          select_questions, load_reference_answers, load_judge_prompts, official_file, data_dir, reference_file,
-                          check_question, question_records)
+from .errors import MTBenchError
+from .records import CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions, select_questions, load_reference_answers, load_judge_prompts, reference_file, check_question, question_records
+from .pins import official_file, data_dir
 from .settings import SettingError
 
 # %% auto #0

@@ -7,14 +7,15 @@ from __future__ import annotations
 import hashlib, json, os, sqlite3, threading, time, urllib.parse
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, log, cache_dir
+from .errors import MTBenchError, log
+from .pins import cache_dir
 from .settings import CACHE_MODES
 
 # %% auto #0
 __all__ = ['CACHE_FILE', 'OPENAI_URL', 'server_identity', 'cache_key', 'JudgeCache', 'format_cache', 'cache_cli']
 
 # %% ../nbs/02e_cache.ipynb #f29be80f
-CACHE_FILE = 'judge_cache.sqlite' # in mtbench's cache folder (`mtbench.data.cache_dir`, beside the downloaded data)
+CACHE_FILE = 'judge_cache.sqlite' # in mtbench's cache folder (`mtbench.pins.cache_dir`, beside the downloaded data)
 
 # %% ../nbs/02e_cache.ipynb #61212f30
 OPENAI_URL = 'https://api.openai.com/v1'

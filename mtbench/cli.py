@@ -8,7 +8,8 @@ import argparse, difflib, importlib, inspect, logging, os, re, sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fastcore.script import Param
-from .data import MTBenchError, log, STORAGE_ERRNOS, storage_error
+from .errors import MTBenchError, log
+from .store import STORAGE_ERRNOS, storage_error
 from .settings import RunSettings, Settings, SettingError, GROUPS, KEY_NOT_NAME, add_flags, flag_params
 from .benchmark import read_yaml, yaml_fields, yaml_line
 from .client import Terminated, check_endpoints
@@ -54,7 +55,7 @@ COMMANDS = {
                        {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None},
                        only={'show': ['judgment_file', 'judge', 'model_list', 'baseline', 'format', 'question_file', 'n_boot', 'seed']}, positional=('runs',)),
     'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
-    'data': Command('mtbench.data:data_cli', 'download (or check) the MT-bench files and print what they hold'),
+    'data': Command('mtbench.records:data_cli', 'download (or check) the MT-bench files and print what they hold'),
     'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",
                          {'selection': ['data_dir'], 'judging': None}, ('models', 'output_dir')),
     'cache': Command('mtbench.cache:cache_cli', 'the judge cache across runs: its file, size, entries and hits; --clear by age or by judge'),

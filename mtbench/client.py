@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, contextlib, json, os, random, re, signal, threading, time
 from dataclasses import dataclass
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .runfolder import redact_url, redact, secret_env, key_like
 
 # %% auto #0

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import math
 from pathlib import Path
-from .data import MTBenchError, sha256_file
+from .errors import MTBenchError
+from .pins import sha256_file
 
 # %% auto #0
 __all__ = ['LEVEL', 'N_FLIPS', 'LIVE_KEY', 'COMPARE_FIELDS', 'clustered_mean', 'mde', 'diff_stats', 'paired_stats', 'sign_flip_p',

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio, re, sys, time
 from pathlib import Path
 from fastcore.foundation import L
-from .data import MTBenchError, log, Answer, Question, RecordFile, answer_problem, category_temperature, hold_folder, new_answer_id
+from .errors import MTBenchError, log
+from .records import Answer, Question, answer_problem, category_temperature, new_answer_id
+from .store import RecordFile, hold_folder
 from .runfolder import RunFolder, redact_url, writable
 from .settings import Generation, RunSettings, SettingError
 from .backends import Completion, NotSent

@@ -10,7 +10,7 @@ from dataclasses import dataclass, asdict
 from typing import NamedTuple
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port, resolve_model, default_model_id
 from .settings import Generation, SettingError, known_engine
@@ -362,7 +362,7 @@ def gguf_meta(gguf:str|Path # a .gguf model file
              ) -> Path:
     "A cached folder with the tokenizer and config read from GGUF file `gguf` (read on first use)."
     from mtbench.models import build_once, MARKER
-    from mtbench.data import cache_dir
+    from mtbench.pins import cache_dir
     gguf = Path(gguf).resolve()
     st = gguf.stat()
     key = hashlib.sha256(f'{gguf}:{st.st_size}:{st.st_mtime_ns}'.encode()).hexdigest()[:10]

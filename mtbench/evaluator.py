@@ -8,7 +8,9 @@ import contextvars, importlib, inspect, json, os, platform, re, sys, tempfile, t
 from dataclasses import dataclass
 from pathlib import Path
 from fastcore.basics import store_attr, patch
-from .data import MTBenchError, log, sha256_file, StorageError, RecordFile
+from .errors import MTBenchError, log
+from .pins import sha256_file
+from .store import StorageError, RecordFile
 from .runfolder import RunFolder, RunLoop, file_stem, library_versions, writable
 from .client import check_endpoints
 from .settings import RunSettings, Generation, SettingError

@@ -8,7 +8,8 @@ import ast, re, time
 from dataclasses import dataclass, field, replace
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import MTBenchError, log, NEED_REF_CATS, Judgment, PairJudgment
+from .errors import MTBenchError, log
+from .records import NEED_REF_CATS, Judgment, PairJudgment
 from .settings import SettingError, MAX_JUDGE_SAMPLES
 from .benchmark import MT_BENCH
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os, re
 from dataclasses import dataclass
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .settings import JudgeSettings, SettingError, KEY_NOT_NAME
 from .runfolder import redact_url, secret_env, key_like
 from .cache import cache_key

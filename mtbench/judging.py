@@ -8,7 +8,9 @@ import contextlib, hashlib, json, os, sys, tempfile, threading, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from fastcore.script import Param
-from .data import MTBenchError, log, Answer, Judgment, PairJudgment, RecordFile, hold_folder, iter_jsonl, answer_problem
+from .errors import MTBenchError, log
+from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem
+from .store import RecordFile, hold_folder
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE
 from .runfolder import RunFolder, file_stem, writable
 from .client import GracefulStop, run_sync

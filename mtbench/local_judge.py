@@ -4,7 +4,8 @@
 
 # %% ../nbs/04d_local_judge.ipynb #8cd4c276
 from __future__ import annotations
-from .data import log, RecordFile
+from .errors import log
+from .store import RecordFile
 from .settings import Generation
 from .judge import ERROR_OUTPUT, Reply, make_record, rating_match, expected_rating
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, log
+from .errors import MTBenchError, log
 from .settings import Generation, SettingError
 
 # %% auto #0

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import MTBenchError, Question, RecordFile, StorageError, Record, hold_folder, log, sha256_file
+from .errors import MTBenchError, log
+from .records import Question, Record
+from .store import RecordFile, StorageError, hold_folder
+from .pins import sha256_file
 from .benchmark import Benchmark
 from .runfolder import RunFolder, RunLoop, library_versions
 from .settings import SettingError, Selection, Generation, JudgeSettings, MMLUProSettings, RunSettings, GROUPS

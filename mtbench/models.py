@@ -8,7 +8,8 @@ import contextlib, contextvars, hashlib, importlib.util, json, os, re, shutil, s
 import urllib.error, urllib.request
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from .data import MTBenchError, log, cache_dir, sha256_file
+from .errors import MTBenchError, log
+from .pins import cache_dir, sha256_file
 from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memory, default_device, keep_freed_memory,
                             norm_dtype, norm_quantization, release)
 from .settings import Generation, RunSettings, SettingError

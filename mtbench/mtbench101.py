@@ -10,7 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import MTBenchError, PinnedFiles, pinned_file, Question, JudgePrompt
+from .errors import MTBenchError
+from .pins import PinnedFiles, pinned_file
+from .records import Question, JudgePrompt
 from .benchmark import Benchmark
 from .settings import SettingError
 

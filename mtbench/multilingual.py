@@ -9,8 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
-from .data import (MTBenchError, PinnedFiles, pinned_file, Answer, Question, CATEGORIES, NEED_REF_CATS, check_question,
-                          question_records, load_judge_prompts, read_jsonl)
+from .errors import MTBenchError
+from .pins import PinnedFiles, pinned_file
+from .records import Answer, Question, CATEGORIES, NEED_REF_CATS, check_question, question_records, load_judge_prompts, read_jsonl
 from .benchmark import Benchmark
 from .settings import SettingError
 

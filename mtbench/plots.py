@@ -9,7 +9,7 @@ __all__ = ['category_label', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_s
 # %% ../nbs/06b_plots.ipynb #95095163
 import re, sys, warnings
 from pathlib import Path
-from .data import MTBenchError
+from .errors import MTBenchError
 from .analysis import Results
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextlib, copy, json
 from importlib import resources
 from pathlib import Path
-from .data import MTBenchError, cache_dir
+from .errors import MTBenchError
+from .pins import cache_dir
 from .memory import Arch, default_device, plan_memory
 from .models import MODELS, MARKER, LoadedModel, build_once, choose_attention, decode_rows, ready_for_generation
 from .settings import Generation

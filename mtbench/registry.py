@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from .data import MTBenchError
+from .errors import MTBenchError
 from .settings import ENGINE_NAMES, Generation, RunSettings, SettingError, known_engine
 from .benchmark import Benchmark, MT_BENCH, load_suite
 

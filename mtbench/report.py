@@ -6,7 +6,9 @@
 from __future__ import annotations
 import base64, functools, hashlib, html, json, math, os, re, tempfile
 from pathlib import Path
-from .data import MTBenchError, Answer, RecordFile, iter_jsonl
+from .errors import MTBenchError
+from .records import Answer, iter_jsonl
+from .store import RecordFile
 from .runfolder import RunFolder, file_stem
 
 # %% auto #0

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from fastcore.foundation import L
-from .data import MTBenchError
+from .errors import MTBenchError
 from .benchmark import MT_BENCH
 from .judge import JudgeTask
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json, logging, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, StorageError, RecordFile, log, hold_folder, storage_error
+from .errors import MTBenchError, log
+from .store import StorageError, RecordFile, hold_folder, storage_error
 
 # %% auto #0
 __all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',

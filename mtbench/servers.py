@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, time
 from dataclasses import dataclass
 from fastcore.basics import patch
-from .data import log
+from .errors import log
 from .client import Caller, CallPolicy, connect_failure, failure_kind
 from .runfolder import redact_url
 

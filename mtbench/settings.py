@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace, asdict, MISSING
 from fastcore.docments import docments
 from fastcore.basics import patch
 from fastcore.script import Param
-from .data import MTBenchError
+from .errors import MTBenchError
 from .runfolder import key_like
 
 # %% ../nbs/00a_settings.ipynb #58f03e5c

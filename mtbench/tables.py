@@ -11,7 +11,7 @@ import csv, io, json, math, os, re, tempfile
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.script import Param
-from .data import MTBenchError
+from .errors import MTBenchError
 from .registry import get_benchmark
 from .settings import Selection, RunSettings
 from .runfolder import RunFolder

@@ -492,7 +492,7 @@ def chromium_path() -> str:
         with sync_playwright() as pw: p = pw.chromium.executable_path
         if Path(p).exists(): return p
     except Exception: pass
-    from mtbench.data import MTBenchError
+    from mtbench.errors import MTBenchError
     raise MTBenchError("no Chromium for the browser tests: apt-get install chromium (Debian), or python -m playwright install --with-deps chromium")
 
 # %% ../nbs/00f_testing.ipynb #a97f12fa
@@ -536,7 +536,7 @@ def demo_run(folder, # where to write it (made, with its parents)
              seed:int=0, # the seed of the judges' noise
             ) -> Path:
     "A run folder with known answers and judgments of three models on MT-bench's 80 questions, for the analysis' examples and tests."
-    from mtbench.data import CATEGORIES
+    from mtbench.records import CATEGORIES
     rnd, folder = random.Random(seed), Path(folder)
     quality = {'small-chat': 3.5, 'mid-chat': 6.0, 'big-chat': 8.0}
     offset = dict(zip(CATEGORIES, [0.8, 0.6, -1.2, -1.6, -0.8, 0.2, 0.6, 1.0]))

@@ -21,7 +21,8 @@ from fastcore.basics import patch
 
 from IPython.display import display
 
-from .data import CATEGORIES, MTBenchError, log
+from .records import CATEGORIES
+from .errors import MTBenchError, log
 
 from .memory import gpu_memory, BF16_CAPABILITY
 
