@@ -344,7 +344,7 @@ def _judge_behind(self:MTBenchEvaluator, model:str):
 @patch
 def _finish(self:MTBenchEvaluator) -> dict:
     "After every model's answers: the judging left, the report and W&B; the report's summary."
-    from mtbench.analysis import ShowSettings
+    from mtbench.settings import ShowSettings
     from mtbench.tables import write_report
     pr, answered, n = self._progress, self._answered, len(self.models)
     if self._judging:
