@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse, difflib, importlib, inspect, logging, os, re, sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from fastcore.script import Param
 from .errors import MTBenchError, log
 from .store import STORAGE_ERRNOS, storage_error
 from .settings import RunSettings, Settings, SettingError, GROUPS, KEY_NOT_NAME, add_flags, flag_params

@@ -7,11 +7,10 @@ from __future__ import annotations
 import contextlib, hashlib, json, os, sys, tempfile, threading, time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from fastcore.script import Param
 from .errors import MTBenchError, log
 from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem
 from .store import RecordFile, hold_folder
-from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE
+from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE, Flag
 from .runfolder import RunFolder, file_stem, writable
 from .client import GracefulStop, run_sync
 from .cache import JudgeCache # judge replies kept across runs (--cache)
@@ -423,7 +422,7 @@ def run_estimate(questions:list, # the questions the run asks
 
 # %% ../nbs/04f_judging.ipynb #8cb113b0
 def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and generation (memory_limit, num_gpus, dtype of a local judge)
-              model_list:Param('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
+              model_list:Flag('models to judge: answer file names without .jsonl (default: all)', str, nargs='+')=None,
               dry_run:bool=False, # count calls, tokens and cost and write the requests file; call nothing
               yes:bool=False, # go ahead without asking when the estimated cost is far above the usual (for scripts)
              ):

@@ -4,15 +4,14 @@
 
 # %% auto #0
 __all__ = ['ENGINE_NAMES', 'MAX_JUDGE_SAMPLES', 'KEY_NOT_NAME', 'CACHE_MODES', 'DEFAULT_BASELINE', 'GROUPS', 'PAIR_MODES',
-           'SettingError', 'known_engine', 'Settings', 'Selection', 'Generation', 'JudgeSettings', 'MMLUProSettings',
-           'RunSettings', 'ShowSettings', 'flag_params', 'add_flags']
+           'SettingError', 'Flag', 'known_engine', 'Settings', 'Selection', 'Generation', 'JudgeSettings',
+           'MMLUProSettings', 'RunSettings', 'ShowSettings', 'flag_params', 'add_flags']
 
 # %% ../nbs/00a_settings.ipynb #acefe0ec
 import argparse, copy, importlib, inspect
 from dataclasses import dataclass, fields, replace, asdict, MISSING
 from fastcore.docments import docments
 from fastcore.basics import patch
-from fastcore.script import Param
 from .errors import MTBenchError
 from .runfolder import key_like
 
@@ -29,6 +28,38 @@ class SettingError(MTBenchError):
         "The message as the command line reads it, with the setting's flag."
         v = ' '.join(map(str, self.value)) if isinstance(self.value, (list, tuple)) else self.value
         return f"--{self.setting.replace('_', '-')} {v}: {self.what}"
+
+# %% ../nbs/00a_settings.ipynb #b56fbaab
+class Flag:
+    "A setting's command-line flag, as its annotation: its help, the value's type and argparse's options."
+    def __init__(self, help:str='', # what the flag does
+                 type=None, # the value's type (str, int, float); bool makes a switch
+                 nargs=None, # argparse's nargs: '+' for one or more values, 2 for exactly two
+                 choices=None, # the values allowed
+                 action=None, # an argparse action (e.g. one that joins the values)
+                ): self.help, self.type, self.nargs, self.choices, self.action, self.default, self.required = help or '', type, nargs, choices, action, None, False
+    def __repr__(self): return f"{getattr(self.type, '__name__', '')} <{self.help}>" # as show_doc prints the annotation
+
+# %% ../nbs/00a_settings.ipynb #933eb761
+@patch
+def with_default(self:Flag, d, # the parameter's default (`inspect.Parameter.empty`: it has none)
+                ) -> Flag:
+    "A copy for a parameter whose default is `d`: a bool becomes a switch (`--x`, or `--no-x` when it is on by default), no default a required flag."
+    f = copy.copy(self)
+    if f.type is bool and f.action is None: f.type, f.action, f.default = None, 'store_false' if d is True else 'store_true', d is True
+    elif d is inspect.Parameter.empty: f.required = True # a required flag, rather than a positional argument: every argument reads the same way
+    else: f.default = d
+    if f.default is not None: f.help += f" (default: {f.default})"
+    return f
+
+@patch(as_prop=True)
+def negated(self:Flag) -> bool: return self.action == 'store_false' # the switch is spelled --no-x
+
+@patch(as_prop=True)
+def kwargs(self:Flag) -> dict:
+    "What argparse's `add_argument` takes."
+    kw = dict(help=self.help, type=self.type, nargs=self.nargs, choices=self.choices, action=self.action, default=self.default)
+    return {k: v for k, v in kw.items() if v is not None} | ({'required': True} if self.required else {})
 
 # %% ../nbs/00a_settings.ipynb #cfca3283
 ENGINE_NAMES = ('transformers', 'llama.cpp', 'vllm', 'auto') # what --engine and --judge-engine accept (mtbench.registry.ENGINES lists each one's factory)
@@ -64,8 +95,8 @@ class Selection(Settings):
     questions:str|None=None # your own questions instead: a FastChat-format .jsonl or a .yaml suite (files in OUTPUT/NAME/)
     data_dir:str|None=None # where the benchmark's data lives (default: MTBENCH_DATA_DIR, else download to the cache)
     max_questions:int|None=None # at most this many questions, spread over the categories
-    categories:Param('only these categories', str, nargs='+')=None
-    question_ids:Param('only these question ids', int, nargs='+')=None
+    categories:Flag('only these categories', str, nargs='+')=None
+    question_ids:Flag('only these question ids', int, nargs='+')=None
 
     def check(self):
         if self.max_questions is not None and self.max_questions < 1: raise SettingError('max_questions', self.max_questions, 'use 1 or more')
@@ -80,9 +111,9 @@ class _JoinWords(argparse.Action):
 @dataclass
 class Generation(Settings):
     "How a model answers: the engine or endpoint, memory and batching, and the generation protocol."
-    engine:Param('what generates the answers: auto (the fastest installed for the model and device, and why), transformers (in-process), llama.cpp or vllm; mtbench starts and stops it',
+    engine:Flag('what generates the answers: auto (the fastest installed for the model and device, and why), transformers (in-process), llama.cpp or vllm; mtbench starts and stops it',
                  str, choices=ENGINE_NAMES)='auto'
-    model_base_url:Param('an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI); several servers of the same model, space-separated',
+    model_base_url:Flag('an OpenAI-compatible server serving the models under test (vLLM, llama.cpp, transformers serve, OpenAI); several servers of the same model, space-separated',
                          str, nargs='+', action=_JoinWords)=None
     api_key_env:str|None=None # environment variable with that server's key (default OPENAI_API_KEY, else none)
     concurrency:int=8 # requests in flight to each server (a vLLM server on a cluster takes hundreds)
@@ -90,7 +121,7 @@ class Generation(Settings):
     batch_size:str='auto' # questions generated at once, or auto (the memory plan; at most 16 on a CPU)
     memory_limit:float|None=None # GB a model (or a local judge) may use (default: the device's free memory)
     dtype:str|None=None # compute dtype: bfloat16, float16 or float32 (default: the best the device has)
-    quantization:Param('auto, none, 8bit or 4bit', str, choices=['auto', 'none', '8bit', '4bit'])='auto'
+    quantization:Flag('auto, none, 8bit or 4bit', str, choices=['auto', 'none', '8bit', '4bit'])='auto'
     attn:str|None=None # attention implementation (default: flash_attention_2 where possible, else sdpa)
     num_gpus:int=1 # vLLM: GPUs to split a model over (tensor parallel)
     max_new_tokens:int|None=None # new tokens per answer (default: the benchmark's: 1024 as FastChat)
@@ -147,28 +178,28 @@ CACHE_MODES = ('use', 'refresh', 'off') # the judge cache (`mtbench.cache`): use
 class JudgeSettings(Settings):
     "How answers are judged: the judge and its endpoint, pacing, output limit, and what is compared with what."
     judge:str|None=None # judge: an OpenAI model, a served model (with judge_base_url) or local:MODEL (default: gpt-4.1-nano with OPENAI_API_KEY, else local:smollm2-135m)
-    judge_base_url:Param("an OpenAI-compatible server for the judge (vLLM, llama.cpp, transformers serve, Azure); several servers of the judge, space-separated",
+    judge_base_url:Flag("an OpenAI-compatible server for the judge (vLLM, llama.cpp, transformers serve, Azure); several servers of the judge, space-separated",
                          str, nargs='+', action=_JoinWords)=None
     judge_api_key_env:str|None=None # environment variable with the judge's key (default OPENAI_API_KEY)
     judge_rpm:float|None=None # judge requests per minute (default: the judge's known tier-1 limit; none for other servers)
     judge_tpm:float|None=None # judge tokens per minute (likewise)
     judge_concurrency:int|None=None # judge calls in flight at once, per server (default 32)
     judge_max_tokens:int|None=None # the judge's output limit (default 2048, as FastChat; 16384 for reasoning models)
-    judge_price:Param('dollars per 1M input and output tokens, instead of the built-in table', float, nargs=2)=None
-    judge_engine:Param('what runs a local judge (local:MODEL): transformers (in-process), llama.cpp, vllm or auto; mtbench starts and stops it',
+    judge_price:Flag('dollars per 1M input and output tokens, instead of the built-in table', float, nargs=2)=None
+    judge_engine:Flag('what runs a local judge (local:MODEL): transformers (in-process), llama.cpp, vllm or auto; mtbench starts and stops it',
                        str, choices=ENGINE_NAMES)='transformers'
     judge_rubric:str|None=None # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
     judge_prompts:str|None=None # a judge prompts file instead of FastChat's
-    score_mode:Param("parsed (FastChat's score) or expected (also the probability-weighted score)", str, choices=['parsed', 'expected'])='parsed'
-    mode:Param('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str,
+    score_mode:Flag("parsed (FastChat's score) or expected (also the probability-weighted score)", str, choices=['parsed', 'expected'])='parsed'
+    mode:Flag('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str,
                choices=['single', 'pairwise-baseline', 'pairwise-all'])='single'
     baseline:str|None=None # the baseline model of pairwise-baseline (default gpt-3.5-turbo, as FastChat)
     reference:str='gpt-4' # reference answers: gpt-4 (FastChat's), corrected (NVIDIA's, FastChat PR 3158; off-protocol), a name in reference_answer/ or a JSONL path
     judge_timeout:float|None=None # seconds one judge request may take (default 120; 600 for reasoning judges)
     batch:bool=False # judge through OpenAI's Batch API: half the price, results within 24 h (resumable: batch ids are kept in the run folder)
-    batch_wait:Param('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
+    batch_wait:Flag('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
     judge_samples:int=1 # judge each answer this many times, at most 20 (at the judge's usual temperature), and report the median and the spread
-    cache:Param('judge replies kept across runs: use (look up, and keep new ones), refresh (call again and overwrite) or off', str,
+    cache:Flag('judge replies kept across runs: use (look up, and keep new ones), refresh (call again and overwrite) or off', str,
                 choices=CACHE_MODES)='use'
 
 # %% ../nbs/00a_settings.ipynb #6f7c0063
@@ -197,8 +228,8 @@ class MMLUProSettings(Settings):
     revision:str|None=None # mmlu-pro: the dataset's revision, a branch, tag or commit (default MMLUPRO_REVISION, else main)
     samples_per_category:int|None=None # mmlu-pro: a seeded random sample of this many test questions per category (default: all)
     seed:int=0 # mmlu-pro: seeds the sample (not the guesses: TIGER-Lab's 12345)
-    no_answer:Param("mmlu-pro: no letter found: random (TIGER-Lab's random option) or wrong", str, choices=['random', 'wrong'])='random'
-    prompt_format:Param('mmlu-pro: auto (plain for a local model or engine, chat for an endpoint), plain or chat', str,
+    no_answer:Flag("mmlu-pro: no letter found: random (TIGER-Lab's random option) or wrong", str, choices=['random', 'wrong'])='random'
+    prompt_format:Flag('mmlu-pro: auto (plain for a local model or engine, chat for an endpoint), plain or chat', str,
                         choices=['auto', 'plain', 'chat'])='auto'
 
     def check(self):
@@ -209,7 +240,7 @@ class MMLUProSettings(Settings):
 @dataclass
 class RunSettings(Settings):
     "A whole run: the models, the output folder, and which questions, how they are answered and how judged."
-    models:Param('models to evaluate: registry names, Hugging Face ids, folders or adapter folders (with --config: some of its models)', str, nargs='+')=None
+    models:Flag('models to evaluate: registry names, Hugging Face ids, folders or adapter folders (with --config: some of its models)', str, nargs='+')=None
     output_dir:str='mtbench_output' # the run folder
     selection:Selection|None=None # which questions
     generation:Generation|None=None # how the models answer
@@ -256,16 +287,16 @@ class ShowSettings(Settings):
     "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report, open and mode."
     judgment_file:str|None=None # a judgment file instead, ours or FastChat's, single or pair
     judge:str|None=None # only this judge, when there are several
-    model_list:Param('only these models', str, nargs='+')=None
+    model_list:Flag('only these models', str, nargs='+')=None
     baseline:str|None=None # the baseline: of pairwise judgments (default: model_2 when it is the same on every line, else all pairs), and of paired comparisons (default: the first model)
-    format:Param('table, json or csv', str, choices=['table', 'json', 'csv'])='table'
+    format:Flag('table, json or csv', str, choices=['table', 'json', 'csv'])='table'
     question_file:str|None=None # questions for the categories (default: the official 80)
     dedupe:bool=False # count only the last line per judgment key (FastChat counts every line)
     n_boot:int=1000 # bootstrap resamples for the confidence intervals (0: none)
     seed:int=0 # bootstrap seed
     report:bool=False # also write results/ (summary.json, scores.csv, report.md, report.html, plots) into --output-dir
     open:bool=False # with --report: open the report page (results/report.html) in a web browser, where there is one
-    mode:Param("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
+    mode:Flag("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
                str, choices=['single', *PAIR_MODES])=None
 
 
@@ -284,12 +315,12 @@ def _base_type(anno):
 def flag_params(obj, # a settings class, or a function whose parameters are flags
                 defaults:dict|None=None, # other defaults, by name
                ) -> dict:
-    "{name: `Param`} for the parameters of a function or the fields of a settings class, from their docments or `Param` annotations."
+    "{name: `Flag`} for the parameters of a function or the fields of a settings class, from their docments or `Flag` annotations."
     sig, docs, out = inspect.signature(obj, eval_str=True).parameters, docments(obj), {}
     for k, v in sig.items():
         if k in GROUPS or k in ('endpoints', 'self') or v.kind in (v.VAR_POSITIONAL, v.VAR_KEYWORD): continue
-        p = copy.copy(v.annotation) if isinstance(v.annotation, Param) else Param(docs.get(k) or '', _base_type(v.annotation))
-        p.set_default((defaults or {}).get(k, v.default)); out[k] = p
+        f = v.annotation if hasattr(v.annotation, 'with_default') else Flag(docs.get(k) or '', _base_type(v.annotation)) # a `Flag` (by its method: a notebook's copy of the class too)
+        out[k] = f.with_default((defaults or {}).get(k, v.default))
     return out
 
 # %% ../nbs/00a_settings.ipynb #c29b6cde
@@ -302,9 +333,7 @@ def add_flags(parser:argparse.ArgumentParser, # the command's parser
     "Add `obj`'s settings to `parser` as dashed flags (`--max-questions`, also `--max_questions`)."
     for k, p in flag_params(obj, defaults).items():
         if (only is not None and k not in only) or k in skip: continue
-        kw = p.kwargs
-        if not p.opt: kw['required'] = True # no default: a required flag, so every argument reads the same way
         dash = k.replace('_', '-')
         names = [f'--no-{dash}'] if p.negated else [f'--{dash}'] + ([f'--{k}'] if k != dash else [])
-        parser.add_argument(*names, dest=k, **kw)
+        parser.add_argument(*names, dest=k, **p.kwargs)
     return parser

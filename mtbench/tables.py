@@ -10,10 +10,9 @@ __all__ = ['SPEED_COLS', 'COST_COLS', 'CACHE_COLS', 'LOCAL_MARK', 'COMPARE_COLS'
 import csv, io, json, math, os, re, tempfile
 from pathlib import Path
 from fastcore.basics import patch
-from fastcore.script import Param
 from .errors import MTBenchError
 from .registry import get_benchmark
-from .settings import Selection, RunSettings
+from .settings import Selection, RunSettings, Flag
 from .runfolder import RunFolder
 from .compare import COMPARE_FIELDS, run_identity, check_comparable
 from .scores import SCORE_FIELDS, comparisons, pair_rankings
@@ -487,7 +486,7 @@ def _check_models(js, baseline):
 def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; results/compare.* go there) and the benchmark, questions and data_dir
                 show:ShowSettings=None, # `mtbench show`'s flags: --judgment-file, --judge, --model-list, --baseline, --format, --question-file, --n-boot, --seed
                 all_pairs:bool=False, # compare every pair of models, not each with the baseline
-                runs:Param('run folders or judgment files to compare, paired by question (default: --output-dir or --judgment-file)', str, nargs='*')=None,
+                runs:Flag('run folders or judgment files to compare, paired by question (default: --output-dir or --judgment-file)', str, nargs='*')=None,
                ):
     "Is B better than A? Each model's paired difference from a baseline, with intervals that count the questions and the judge."
     show, sel = show or ShowSettings(), run.selection
