@@ -4,13 +4,14 @@
 
 # %% ../nbs/00f_testing.ipynb #2cd1204f
 from __future__ import annotations
-import http.server, json, math, random, re, socket, struct, sys, threading, time
+import http.server, json, math, os, random, re, socket, struct, sys, threading, time
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'FakeBatchServer',
-           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium', 'demo_run']
+__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES', 'CHROMIUM_ARGS', 'FakeChatServer',
+           'fake_completion', 'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run', 'chromium_path', 'Seen',
+           'in_chromium', 'demo_run']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -477,6 +478,36 @@ class FileServer:
         return self
 
     def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/00f_testing.ipynb #7d32ee67
+FASTCHAT_RUN_COMMIT = 'baaf3d3af3d1b865958c869a89f6f7fa189b9f93' # jxiw/FastChat, fastchat/llm_judge/data/mt_bench/
+FASTCHAT_RUN_FILES = { # name in the run folder: sha256
+    'model_answer/mamba_0_5_dpo_ep1.jsonl': '9c91a807f2aaa895dc4c9b11345766b799085ea9780b4f73945c4a64bd1e4d20',
+    'model_answer/mamba_0_5_dpo_ep3.jsonl': '915d5019acf2fcfc0cdc5da3c6c9f7eaa07ea88f84a733a299e2d87f2f6f7890',
+    'model_answer/mamba_0_75_dpo_ep1.jsonl': 'e900722acd1e37278364788462b8e8a5c5272be779c1a8c6814d80c105868dee',
+    'model_answer/mamba_0_75_dpo_ep3.jsonl': '0c409d9a528307ef6b2d2c4bb3a3643ec9781f12e2a587bf41ac8240435ad05e',
+    'model_answer/mamba_0_875_dpo_ep1.jsonl': '06e531057c1d389690968c45b11dfa0f996eac1f6d7f5a22ed574087ea5d0707',
+    'model_answer/mamba_0_875_dpo_ep3.jsonl': 'e40cac2688d90e47aa0be73b030fe54c4fa31b1f6bea55d580ff4508cfe4a385',
+    'model_judgment/gpt-4_single.jsonl': 'fd3c88f647ecd26da05386e6d21b1757dfd3b75e3dac340a8d6d1ef4acad584a'}
+
+# %% ../nbs/00f_testing.ipynb #abe65281
+def _shared_runs() -> list:
+    "Where a shared copy of the run may be: beside the MT-bench data (`MTBENCH_DATA_DIR`), and in a `shared/` folder beside the checkout (from the working folder up)."
+    data = os.environ.get('MTBENCH_DATA_DIR')
+    return ([Path(data).expanduser().parent/'fastchat_runs/mamba-in-llama'] if data else []) + \
+           [p/'shared/fastchat_runs/mamba-in-llama' for p in [Path.cwd(), *Path.cwd().parents]]
+
+def fastchat_run(folder:str|Path|None=None, # a copy of yours (default: MTBENCH_FASTCHAT_RUN_DIR, else a shared copy, else the cache)
+                 shared:bool=True, # look for a shared copy (`_shared_runs`); False: the cache, as on a fresh clone
+                ) -> Path:
+    "FastChat's Mamba-in-Llama run (six models' answers, 960 GPT-4 judgments): a copy's folder, or the cache's, the files downloaded once; each checked against its sha256."
+    from mtbench.pins import PinnedFiles, pinned_file
+    base = f'https://raw.githubusercontent.com/jxiw/FastChat/{FASTCHAT_RUN_COMMIT}/fastchat/llm_judge/data/mt_bench/'
+    pins = PinnedFiles("FastChat's Mamba-in-Llama run", {n: (base + n, s) for n, s in FASTCHAT_RUN_FILES.items()}, 'MTBENCH_FASTCHAT_RUN_DIR',
+                       f'fastchat_runs/mamba-in-llama/{FASTCHAT_RUN_COMMIT[:7]}', 'MTBENCH_FASTCHAT_RUN_URL', f'jxiw/FastChat commit {FASTCHAT_RUN_COMMIT[:7]}', flag='')
+    folder = folder or os.environ.get(pins.env) or (next((p for p in _shared_runs() if p.is_dir()), None) if shared else None)
+    for name in pins.files: pinned_file(pins, name, folder)
+    return pins.folder(folder)[0]
 
 # %% ../nbs/00f_testing.ipynb #4d730104
 CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
