@@ -87,6 +87,18 @@ def run_one(nb):
     ok, secs = test_nb(nb, skip_flags=cfg.tst_flags.split(), basepath=cfg.config_path)
     sys.exit(0 if ok else 1)
 
+# --- issue 42, #4: how many flagged cells CI skipped (a function of its own; the runner above is another issue's) ---
+def flagged_cells(nbs, flags) -> dict:
+    "{flag: code cells carrying it} in notebooks `nbs`, for settings.ini's tst_flags (which nbdev_test skips) and `eval: false`."
+    counts = dict.fromkeys([*flags, 'eval: false'], 0)
+    for nb in nbs:
+        for c in json.loads(Path(nb).read_text())['cells']:
+            if c['cell_type'] != 'code': continue
+            d = {m.group(1): m.group(2).strip() for m in re.finditer(r'^#\s*\|\s*([\w-]+):?\s*(.*)$', ''.join(c['source']), re.M)}
+            for f in flags: counts[f] += f in d
+            counts['eval: false'] += d.get('eval') == 'false'
+    return {k: v for k, v in counts.items() if v}
+
 def coverage(*args, data_file):
     return subprocess.run([sys.executable, '-m', 'coverage', *args, f'--rcfile={RCFILE}', f'--data-file={data_file}'],
                           capture_output=True, text=True)
@@ -137,6 +149,8 @@ def main():
           + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
     print(r.stdout + r.stderr)
     if not a.data_file: shutil.rmtree(data.parent, ignore_errors=True)
+    skipped = flagged_cells(nbs, cfg.tst_flags.split()) # issue 42, #4: no flagged cell skipped unnoticed
+    print(f"flagged cells skipped: {sum(skipped.values())} ({', '.join(f'{k} {v}' for k, v in skipped.items()) or 'none'}); run them with nbdev_test --flags")
     print(f"tests took {secs:.0f} s")
     print(f"notebooks: {sum(ok)} passed, {len(ok) - sum(ok)} failed")
     sys.exit(0 if all(ok) else 1)

@@ -20,6 +20,13 @@ For issue 32 ("one resolved run"):
   (legacy, old_*, *_moved, *_renamed, deprecat*);
 - readme_lines: README.md's lines.
 
+For issue 42 ("one way through"):
+- split_module_lines: the longest of the modules `data.py` and `analysis.py` were split into (`SPLIT`), in lines;
+- layout_literals: a run folder's layout spelled out outside `RunFolder` (mtbench/runfolder.py): a string constant that is, or
+  starts, `model_answer`, `model_judgment`, `results` or `run.json` (then `/`), not a docstring, a dict key or a subscript;
+- silent_test_guards: test cells (code cells not exported) with a line `if [not] PATH.exists():`, which test nothing when the
+  path is missing; a test gets its data the way users do (`mtbench.testing.fastchat_run`, `mtbench.pins`), or fails saying what is missing.
+
 Usage, from the repository root: `python .ci/structure.py [--check]`; with --check it exits 1 when a figure is
 over its goal.
 """
@@ -27,7 +34,7 @@ import ast, io, json, re, statistics, sys, tokenize
 from pathlib import Path
 
 GOALS = dict(cycles=0, private_imports=0, wide_functions=3, memory_limit_signatures=3, cell_median=12, cells_over_40=0,
-             untested_run=4, module_lines=800, shims=0, readme_lines=300)
+             untested_run=4, module_lines=800, shims=0, readme_lines=300, split_module_lines=450, layout_literals=0, silent_test_guards=0)
 
 def modules(root):
     "{module name: its syntax tree} of the library, generated helpers left out."
@@ -153,6 +160,37 @@ def module_lines(root) -> list:
     skip = {'_modidx', '__init__', '__main__'}
     return sorted(((len(p.read_text().splitlines()), p.stem) for p in (root/'mtbench').glob('*.py') if p.stem not in skip), reverse=True)
 
+SPLIT = ['errors', 'pins', 'records', 'store', 'data', 'judgments', 'stats', 'compare', 'scores', 'notes', 'analysis'] # issue 42, #1
+
+def split_module_lines(root) -> list:
+    "[(lines, module)] of the modules `data.py` and `analysis.py` were split into (and of those two, where they are back), longest first."
+    return sorted((n, m) for n, m in module_lines(root) if m in SPLIT)[::-1]
+
+_LAYOUT = re.compile(r'^(model_answer|model_judgment|results|run\.json)(/.*)?$')
+
+def layout_literals(root) -> list:
+    "'module:line: literal' for each string constant of a run folder's layout outside mtbench/runfolder.py (see the module's docstring)."
+    out = []
+    for p in sorted((root/'mtbench').glob('*.py')):
+        if p.stem in ('runfolder', '_modidx'): continue
+        t = ast.parse(p.read_text())
+        skip = {id(n.body[0].value) for n in ast.walk(t) if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)} # docstrings
+        for n in ast.walk(t): # dict keys and subscripts: run.json's keys, a summary's 'results', not paths
+            if isinstance(n, ast.Subscript): skip.add(id(n.slice))
+            if isinstance(n, ast.Dict): skip |= {id(k) for k in n.keys if k is not None}
+            if isinstance(n, ast.Call) and getattr(n.func, 'attr', None) in ('get', 'pop', 'setdefault'): skip |= {id(a) for a in n.args[:1]}
+        out += sorted({f"{p.stem}:{n.lineno}: {n.value!r}" for n in ast.walk(t)
+                       if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip and _LAYOUT.match(n.value)})
+    return out
+
+_GUARD = re.compile(r'^\s*if\s+(not\s+)?[\w.()\'"/\[\]]+\.exists\(\)\s*:', re.M)
+
+def silent_test_guards(root) -> list:
+    "[(notebook, cell id)] of test cells guarded by a path's existence."
+    return [(nb.name, c.get('id')) for nb in sorted((root/'nbs').glob('*.ipynb')) for c in json.loads(nb.read_text())['cells']
+            if c['cell_type'] == 'code' and 'export' not in _directives(''.join(c['source'])) and _GUARD.search(''.join(c['source']))]
+
 def figures(root):
     "The figures, and the details behind them."
     mods = modules(root)
@@ -167,9 +205,12 @@ def figures(root):
     fig = dict(cycles=len(cycles(graph)), private_imports=len(private), wide_functions=len(wide), memory_limit_signatures=len(mem),
                cell_median=statistics.median(s for s, _ in cells) if cells else 0, cells_over_40=sum(s > 40 for s, _ in cells),
                untested_run=max((n for n, _, _ in runs), default=0), module_lines=sizes[0][0] if sizes else 0, shims=len(shim),
-               readme_lines=len(readme.read_text().splitlines()) if readme.exists() else 0)
+               readme_lines=len(readme.read_text().splitlines()) if readme.exists() else 0,
+               split_module_lines=max((n for n, _ in split_module_lines(root)), default=0), layout_literals=len(layout_literals(root)),
+               silent_test_guards=len(silent_test_guards(root)))
     return fig, dict(cycles=cycles(graph), private=private, wide=wide, memory_limit=mem, big_cells=sorted((s, nb) for s, nb in cells if s > 40),
-                     runs=sorted((r for r in runs if r[0] > 4), reverse=True), big_modules=[(n, m) for n, m in sizes if n > 800], shims=shim)
+                     runs=sorted((r for r in runs if r[0] > 4), reverse=True), big_modules=[(n, m) for n, m in sizes if n > 800], shims=shim,
+                     big_split=[(n, m) for n, m in split_module_lines(root) if n > 450], layout=layout_literals(root), guards=silent_test_guards(root))
 
 if __name__ == '__main__':
     import signal; signal.signal(signal.SIGPIPE, signal.SIG_DFL) # quiet when piped into head
@@ -185,4 +226,7 @@ if __name__ == '__main__':
     for n, nb, cid in why['runs']: print(f'  {n} exported cells without a test between them in {nb}, from cell {cid}')
     for n, m in why['big_modules']: print(f'  module {m}: {n} lines')
     for x in why['shims']: print(f'  shim: {x}')
+    for n, m in why['big_split']: print(f'  split module {m}: {n} lines')
+    for x in why['layout']: print(f'  layout literal outside RunFolder: {x}')
+    for nb, cid in why['guards']: print(f'  test cell guarded by a path existing: {nb}, cell {cid}')
     if '--check' in sys.argv and any(v > GOALS[k] for k, v in fig.items()): sys.exit(1)

@@ -9,6 +9,7 @@ from pathlib import Path
 from .errors import MTBenchError
 from .records import CATEGORIES, read_jsonl
 from .pins import PinnedFiles, pinned_file
+from .runfolder import RunFolder
 from .settings import RunSettings, JudgeSettings, Selection, SettingError
 from .judgments import OFFICIAL_CATEGORY, load_judgments
 
@@ -242,7 +243,7 @@ def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl
                 output_dir:str|Path, # the fresh run folder; its model_answer/ files are replaced
                ) -> dict:
     "Answer files in output_dir/model_answer with only the sampled questions; {model: [question ids]}."
-    src, dst = Path(reference_dir)/'model_answer', Path(output_dir)/'model_answer'
+    src, dst = RunFolder(reference_dir).answer_dir, RunFolder(output_dir).answer_dir
     dst.mkdir(parents=True, exist_ok=True)
     want = {m: sorted(int(q) for q in set(g.question_id)) for m, g in sample.groupby('model')}
     for m, qids in want.items():
@@ -302,7 +303,7 @@ def rejudge_sample(reference_dir:str|Path, # the reference run folder: model_ans
 
 # %% ../nbs/06h_agreement.ipynb #c2a7f903
 PREGENERATED_URL = 'https://huggingface.co/spaces/lmsys/mt-bench/resolve/main/data/mt_bench/' # what FastChat's download script reads (the space's main)
-PREGENERATED_JUDGMENTS = 'model_judgment/gpt-4_single.jsonl' # GPT-4's single grades: no sha256 could be verified (recorded on first download)
+PREGENERATED_JUDGMENTS = RunFolder('').judgment_file('gpt-4').as_posix() # model_judgment/gpt-4_single.jsonl, GPT-4's single grades: no sha256 could be verified (recorded on first download)
 PREGENERATED_ANSWERS = { # model: sha256 of its model_answer/MODEL.jsonl (where each value comes from: above)
     'alpaca-13b': '80f4a8bf4665839d33fa0ea7f4b58824abf88d5a0edc9e7cc68a362fca88ef98', 'baize-v2-13b': '062eb0b865a8b903e0d434a59ed8a7b58c74fcf57de154858f9ca00788758e4e',
     'chatglm-6b': '2785d99500d910bf0154f64947743e12c9cf20fdba6c160c314c099e0d03dfb9', 'claude-instant-v1': 'e06bbf0f8c02cc56cf0508312627b8e552df1e4e5c061a9dc236f73c0d053bac',
@@ -329,7 +330,7 @@ def reference_files(answers:dict, # model: the sha256 of its model_answer/MODEL.
                    ) -> PinnedFiles:
     "A reference run in FastChat's layout as pinned files: GPT-4's single judgments and the models' answers."
     files = {PREGENERATED_JUDGMENTS: (base + PREGENERATED_JUDGMENTS, judgments_sha256)}
-    files.update({f'model_answer/{m}.jsonl': (base + f'model_answer/{m}.jsonl', s) for m, s in answers.items()})
+    files.update({(n := RunFolder('').answer_file(m).as_posix()): (base + n, s) for m, s in answers.items()})
     return PinnedFiles('LMSYS', files, 'MTBENCH_PREGENERATED_DIR', 'mt_bench_pregenerated', 'MTBENCH_PREGENERATED_URL',
                        'the lmsys/mt-bench space', flag='')
 
@@ -337,7 +338,7 @@ PREGENERATED = reference_files(PREGENERATED_ANSWERS) # FastChat's published run
 
 # %% ../nbs/06h_agreement.ipynb #736fe186
 def _answer_models(pins:PinnedFiles) -> list:
-    return [n[len('model_answer/'):-len('.jsonl')] for n in pins.files if n.startswith('model_answer/')]
+    return [Path(n).stem for n in pins.files if Path(n).parent == RunFolder('').answer_dir]
 
 # %% ../nbs/06h_agreement.ipynb #25eecd7c
 def pregenerated_reference(models:list|None=None, # only these models (default: every model whose answers are pinned)
@@ -356,7 +357,7 @@ def fetch_answers(models, # the models whose answer files are needed (repeats ar
                   pins:PinnedFiles|None=None, # the pinned run (default `PREGENERATED`)
                  ) -> list:
     "The pinned answer files of `models`, each downloaded on first use and checked every time."
-    return [pinned_file(pins or PREGENERATED, f'model_answer/{m}.jsonl') for m in sorted(set(models))]
+    return [pinned_file(pins or PREGENERATED, RunFolder('').answer_file(m).as_posix()) for m in sorted(set(models))]
 
 # %% ../nbs/06h_agreement.ipynb #b5f72289
 HUMAN_REPO = 'lmsys/mt_bench_human_judgments' # the MT-bench paper's human study, on the Hugging Face hub
@@ -434,7 +435,7 @@ def write_answers(answers:dict, # `conversations`: {(question_id, model): turns}
     want = {}
     for q, a, b in pairs.itertuples(index=False):
         for m in (a, b): want.setdefault(m, set()).add(int(q))
-    dst = Path(output_dir)/'model_answer'; dst.mkdir(parents=True, exist_ok=True)
+    dst = RunFolder(output_dir).answer_dir; dst.mkdir(parents=True, exist_ok=True)
     for m, qs in want.items():
         recs = [dict(question_id=q, answer_id=f'{m}:{q}', model_id=m, choices=[dict(index=0, turns=answers[(q, m)])], tstamp=0.0) for q in sorted(qs)]
         (tmp := dst/f'.{m}.jsonl.tmp').write_text(''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in recs), encoding='utf-8')

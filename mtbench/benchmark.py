@@ -13,6 +13,7 @@ from .errors import MTBenchError
 from .records import CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions, select_questions, load_reference_answers, load_judge_prompts, reference_file, check_question, question_records
 from .pins import official_file, data_dir
 from .settings import SettingError
+from .runfolder import RunFolder
 
 # %% auto #0
 __all__ = ['CRITERIA_NOTE', 'CRITERIA_BLOCK', 'MT_BENCH', 'CASE_FIELDS', 'OPTIONAL_CASE_FIELDS', 'RESERVED_NAMES',
@@ -311,7 +312,7 @@ CASE_FIELDS = ['id', 'task', 'ability', 'criteria', 'turns'] # a YAML case needs
 
 OPTIONAL_CASE_FIELDS = ['reference']
 
-RESERVED_NAMES = ['model_answer', 'model_judgment', 'results'] # the folders of a run: no suite may take their names
+RESERVED_NAMES = RunFolder.folders() # the folders of a run (model_answer, model_judgment, results): no suite may take their names
 BENCHMARK_NAMES = ['mt-bench', 'mt-bench-101', 'mmlu-pro', 'ko-mt-bench', 'ja-mt-bench'] # the benchmarks' names (`mtbench.registry.BENCHMARKS`): no suite may take them either
 
 # %% ../nbs/00e_benchmark.ipynb #f8bfb01b

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from .errors import MTBenchError, log
 from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem
-from .store import RecordFile, hold_folder
+from .store import RecordFile
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE, Flag
 from .runfolder import RunFolder, file_stem, writable
 from .client import GracefulStop, run_sync
@@ -135,7 +135,7 @@ class _Job:
     judging: JudgeSettings
     spec: JudgeSpec
     bench: object
-    out_dir: Path
+    folder: RunFolder # the run's folder
     models: list
     questions: list
     tasks: list = None
@@ -150,24 +150,26 @@ class _Job:
     saved_usd: float = 0.0 # what they would have cost
     @property
     def mode(self): return self.judging.mode
+    @property
+    def out_dir(self) -> Path: return self.folder.path
 
 # %% ../nbs/04f_judging.ipynb #0fc87ad4
 def _start(spec:JudgeSpec, output_dir, model_list, j:JudgeSettings, selection) -> _Job:
     "The models and the questions found, for judge `spec` as the caller resolved it (once) and settings `j` as it checked them."
-    out_dir = Path(output_dir); answer_dir = RunFolder(out_dir).answer_dir
+    folder = RunFolder(output_dir); answer_dir = folder.answer_dir
     models = list(dict.fromkeys(map(file_stem, model_list))) if model_list else sorted(p.stem for p in answer_dir.glob('*.jsonl')) # as their files are named
     if not models: raise MTBenchError(f"no answer files in {answer_dir}; generate answers first")
     if j.mode == 'pairwise-all' and len(models) < 2: raise SettingError('mode', j.mode, 'needs at least two models in model_list')
     bench = get_benchmark(selection.benchmark, selection.questions) # the caller's `Benchmark`, or a name
     s = selection
-    return _Job(j, spec, bench, out_dir, models, bench.questions(s.data_dir, categories=s.categories, question_ids=s.question_ids, max_questions=s.max_questions))
+    return _Job(j, spec, bench, folder, models, bench.questions(s.data_dir, categories=s.categories, question_ids=s.question_ids, max_questions=s.max_questions))
 
 # %% ../nbs/04f_judging.ipynb #d3cd7a5b
 def _plan(job:_Job, data_dir) -> _Job:
     "`job` planned: its tasks, its judgment file, those on disk, those to do, the price and the output estimate."
     j, spec = job.judging, job.spec
     base = (j.baseline or DEFAULT_BASELINE) if j.mode == 'pairwise-baseline' else None # FastChat's gpt-3.5-turbo unless given
-    folder = RunFolder(job.out_dir)
+    folder = job.folder
     answers = _load_answers(folder.answer_dir, job.models + ([base] if base and base not in job.models else []), job.questions, base, job.bench)
     refs = job.bench.references(job.questions, data_dir, j.reference)
     job.tasks = plan_judgments(job.questions, answers, job.bench.judge_prompts(data_dir, j.judge_prompts), refs, j.mode, base, job.bench)
@@ -221,7 +223,7 @@ def _totals(per):
 def _dry_run(job:_Job, summary:dict) -> dict:
     "Write the requests the run would send, and estimate its tokens and cost per model; call nothing."
     if job.judging.batch: job, summary = batch_dry_run(job, summary) # the Batch API request files, at its price
-    req = RunFolder(job.out_dir).requests_file(job.spec.name, job.mode)
+    req = job.folder.requests_file(job.spec.name, job.mode)
     _write_requests(req, job.todo, job.spec)
     per = _estimate(job)
     return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
@@ -342,7 +344,7 @@ def judge_with(spec:JudgeSpec, # the judge, resolved once by the caller (`mtbenc
     judging, selection, watch = judging or JudgeSettings(), selection or Selection(), watch or Watch()
     with served_judge(spec, judging, gen, dry_run) as (eng, spec, judging):
         job = _start(spec, output_dir, model_list, judging, selection)
-        with contextlib.nullcontext() if dry_run else hold_folder(job.out_dir, 'mtbench judge'): # a dry run writes no record
+        with contextlib.nullcontext() if dry_run else job.folder.hold('mtbench judge'): # a dry run writes no record
             summary = _summary(_plan(job, selection.data_dir), dry_run)
             if dry_run: return _dry_run(job, summary)
             if job.todo and watch.confirm: watch.confirm(_estimate_total(job)) # before anything is paid

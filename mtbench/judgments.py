@@ -10,6 +10,7 @@ import math, re
 from pathlib import Path
 from .errors import MTBenchError
 from .records import CATEGORIES, read_jsonl, iter_jsonl, load_questions
+from .runfolder import RunFolder
 
 # %% ../nbs/06_judgments.ipynb #2b7baf93
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
@@ -65,10 +66,10 @@ def _judgment_files(output_dir, judgment_file) -> list:
     "The judgment files to read: `judgment_file`, else the run folder's; none is an error that says where to look."
     if judgment_file: return [Path(judgment_file)]
     if not output_dir: raise MTBenchError("give an output folder (--output-dir) or a judgment file (--judgment-file)")
-    d = Path(output_dir)/'model_judgment'
-    if files := sorted(d.glob('*_single.jsonl')) + sorted(d.glob('*_pair.jsonl')): return files
-    others = ', '.join(str(p.parent) for p in sorted(Path(output_dir).glob('*/model_judgment')))
-    raise MTBenchError(f"no judgment files in {d}: run `mtbench judge` (or `mtbench run`) first" +
+    rf = RunFolder(output_dir)
+    if files := rf.judgment_files(): return files
+    others = ', '.join(str(p) for p in sorted(Path(output_dir).glob('*/')) if RunFolder(p).judged)
+    raise MTBenchError(f"no judgment files in {rf.judgment_dir}: run `mtbench judge` (or `mtbench run`) first" +
                        (f"; other benchmarks' judgments are in {others}: add --questions FILE or --benchmark NAME" if others else ''))
 
 # %% ../nbs/06_judgments.ipynb #d6417f86

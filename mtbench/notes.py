@@ -6,10 +6,9 @@
 __all__ = ['judgment_notes', 'run_notes']
 
 # %% ../nbs/06d_notes.ipynb #78942808
-import json
-from pathlib import Path
 from .records import Answer
 from .store import RecordFile
+from .runfolder import RunFolder
 from .scores import SINGLE_KEY, PAIR_KEY
 
 # %% ../nbs/06d_notes.ipynb #4114f2c2
@@ -60,9 +59,7 @@ _REFERENCE_NOTES = {'corrected': "NVIDIA's corrections, FastChat pull request 31
 
 def _protocol_note(output_dir) -> list:
     "Notes when run.json says the run was off the official protocol: a system prompt, one temperature, other reference answers."
-    f = Path(output_dir)/'run.json' if output_dir else None
-    try: s = json.loads(f.read_text()).get('settings', {}) if f and f.exists() else {}
-    except (OSError, ValueError): return []
+    s = ((RunFolder(output_dir).read_manifest() if output_dir else None) or {}).get('settings') or {} # none, or unreadable: no note
     sp, t, ref = s.get('system_prompt'), s.get('temperature'), s.get('reference')
     what = ([f"system prompt {sp!r}"] if sp is not None else []) + ([f"temperature {t:g} for every question"] if t is not None else [])
     notes = [f"off-protocol: answers asked with {' and '.join(what)} (MT-bench: no system prompt, FastChat's temperature per category); "
@@ -76,7 +73,7 @@ def _protocol_note(output_dir) -> list:
 def _thinking_notes(output_dir, model_list=None) -> list:
     "Per model whose answers thought (<think>...</think>): how many, and how many kept the expected format (thinking closed, then an answer)."
     notes = []
-    for f in sorted((Path(output_dir)/'model_answer').glob('*.jsonl')) if output_dir else []:
+    for f in RunFolder(output_dir).answer_files() if output_dir else []:
         if model_list and f.stem not in model_list: continue
         raws = [r for a in RecordFile(f, Answer).load().values() for ch in a.extra.get('raw_turns') or [] for r in ch if r]
         thought = [r for r in raws if '<think>' in r]

@@ -86,7 +86,7 @@ def live_judgments(folder, # a run folder: its model_judgment/*_single.jsonl and
     out = {}
     for kind, key in (('single', _single_key), ('pair', _pair_key)):
         live = {}
-        for f in sorted((Path(folder)/'model_judgment').glob(f'*_{kind}.jsonl')):
+        for f in RunFolder(folder).judgment_files(kind):
             for _, _, r in iter_jsonl(f):
                 if judge is None or _judge_name(r) == judge: live[key(r)] = r
         out[kind] = list(live.values())
@@ -96,7 +96,7 @@ def live_judgments(folder, # a run folder: its model_judgment/*_single.jsonl and
 def run_answers(folder, # a run folder: its model_answer/*.jsonl
                ) -> dict:
     "{model: {question id: `Answer`}}: each model's live answers."
-    return {f.stem: RecordFile(f, Answer).load() for f in sorted((Path(folder)/'model_answer').glob('*.jsonl'))}
+    return {f.stem: RecordFile(f, Answer).load() for f in RunFolder(folder).answer_files()}
 
 def _reference(folder) -> str|None:
     "The reference answers the run's judge read, as run.json says (None: the benchmark's default)."

@@ -24,17 +24,18 @@ def file_stem(name:str, # a model or judge name
 # %% ../nbs/00b_runfolder.ipynb #9a433ac4
 class RunFolder:
     "A run's folder: the paths of its answers, judgments, requests, results and run.json."
+    ANSWERS, JUDGMENTS, RESULTS, MANIFEST = 'model_answer', 'model_judgment', 'results', 'run.json' # the layout, FastChat's and ours
     def __init__(self, path:str|Path, # the folder (the output folder for MT-bench, OUTPUT/NAME/ for another benchmark)
                 ): self.path = Path(path)
     def __repr__(self): return f"RunFolder({str(self.path)!r})"
     @property
-    def answer_dir(self) -> Path: return self.path/'model_answer'
+    def answer_dir(self) -> Path: return self.path/self.ANSWERS
     @property
-    def judgment_dir(self) -> Path: return self.path/'model_judgment'
+    def judgment_dir(self) -> Path: return self.path/self.JUDGMENTS
     @property
-    def results_dir(self) -> Path: return self.path/'results'
+    def results_dir(self) -> Path: return self.path/self.RESULTS
     @property
-    def manifest_path(self) -> Path: return self.path/'run.json'
+    def manifest_path(self) -> Path: return self.path/self.MANIFEST
 
 # %% ../nbs/00b_runfolder.ipynb #c63911f2
 @patch
@@ -63,6 +64,32 @@ def requests_file(self:RunFolder, judge:str, # the judge's name
                  ) -> Path:
     "model_judgment/JUDGE_MODE_requests.jsonl: what a dry run would send."
     return self.judgment_dir/f'{file_stem(judge)}_{mode}_requests.jsonl'
+
+# %% ../nbs/00b_runfolder.ipynb #42406c7e
+@patch
+def answer_files(self:RunFolder) -> list:
+    "model_answer/*.jsonl, sorted: one per model ([] where there are none)."
+    return sorted(self.answer_dir.glob('*.jsonl'))
+
+@patch
+def judgment_files(self:RunFolder, kind:str|None=None, # single or pair (default: both, single first)
+                  ) -> list:
+    "model_judgment/*_single.jsonl, then *_pair.jsonl, each sorted (a dry run's *_requests.jsonl are not judgments)."
+    return [f for k in ([kind] if kind else ['single', 'pair']) for f in sorted(self.judgment_dir.glob(f'*_{k}.jsonl'))]
+
+# %% ../nbs/00b_runfolder.ipynb #fdd1bb9f
+@patch(as_prop=True)
+def judged(self:RunFolder) -> bool: return self.judgment_dir.is_dir() # whether the folder holds a run's judgments
+
+@patch(cls_method=True)
+def of_file(cls:RunFolder, path:str|Path, # an answer or judgment file
+           ) -> RunFolder|None:
+    "The run folder that holds answer or judgment file `path`, or None for a file elsewhere."
+    p = Path(path)
+    return cls(p.parent.parent) if p.parent.name in (cls.ANSWERS, cls.JUDGMENTS) else None
+
+@patch(cls_method=True)
+def folders(cls:RunFolder) -> list: return [cls.ANSWERS, cls.JUDGMENTS, cls.RESULTS] # the layout's folders: no suite may take their names
 
 # %% ../nbs/00b_runfolder.ipynb #edb51bf4
 _CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), # user:password@

@@ -9,10 +9,10 @@ __all__ = ['SINGLE_KEY', 'SCORE_FIELDS', 'SAMPLE_FIELDS', 'PAIR_KEY', 'RANK_FIEL
 
 # %% ../nbs/06c_scores.ipynb #ec5d6d95
 import math
-from pathlib import Path
 from .errors import MTBenchError
 from .records import CATEGORIES, Answer
 from .store import RecordFile
+from .runfolder import RunFolder
 from .settings import PAIR_MODES, ShowSettings
 from .judgments import OFFICIAL_CATEGORY
 from .stats import bootstrap_ci, bradley_terry, position_bias
@@ -305,7 +305,7 @@ def answer_stats(output_dir, # a run folder with model_answer/*.jsonl
     import pandas as pd
     cols = ['model', 'answers', 'failed', 'new_tokens', 'gen_seconds', 'tokens_per_s', 's_per_answer', 'tokens_per_answer',
             'peak_memory_gb', 'backend', 'dtype', 'quantization', 'batch_size']
-    files = sorted((Path(output_dir)/'model_answer').glob('*.jsonl')) if output_dir else []
+    files = RunFolder(output_dir).answer_files() if output_dir else []
     return pd.DataFrame([_answer_row(f) for f in files if not model_list or f.stem in model_list], columns=cols)
 
 # %% ../nbs/06c_scores.ipynb #9452640c

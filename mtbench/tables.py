@@ -327,7 +327,7 @@ def write_report(output_dir, # the run folder; the report goes to its results/
     "Write results/summary.json, scores.csv, compare.csv and .json, report.md, the plots and the report page of a run; returns the summary (with a 'paths' entry)."
     sel, show = selection or Selection(), show or ShowSettings()
     res = show_results(output_dir, show.update(judgment_file=None), sel, benchmark)
-    out = Path(output_dir)/'results'; out.mkdir(parents=True, exist_ok=True)
+    out = RunFolder(output_dir).results_dir; out.mkdir(parents=True, exist_ok=True)
     figures = save_figures(res, out) if plots else []
     summary = summarize(res)
     summary['paths'] = dict(summary=str(out/'summary.json'), scores=str(out/'scores.csv'), report=str(out/'report.md'),
@@ -368,14 +368,14 @@ def _sources(runs, judgment_file, output_dir, bench) -> dict:
     for g in map(str, given):
         p = Path(g)
         if not p.exists(): raise MTBenchError(f"{p}: no such run folder or judgment file")
-        if p.is_dir(): out[g] = (p if (p/'model_judgment').is_dir() else bench.folder(p), None)
-        else: out[g] = (p.parent.parent if p.parent.name == 'model_judgment' else None, p)
+        if p.is_dir(): out[g] = (p if RunFolder(p).judged else bench.folder(p), None)
+        else: out[g] = (rf.path if (rf := RunFolder.of_file(p)) else None, p)
     return out
 
 # %% ../nbs/06g_tables.ipynb #80653a22
 def _source_labels(names) -> dict:
     "A short label per source that tells it from the others: its last path parts (for a judgment file in a run folder, the folder's)."
-    paths = {n: p.parent.parent if (p := Path(n)).parent.name == 'model_judgment' else p.with_suffix('') if p.suffix == '.jsonl' else p for n in names}
+    paths = {n: rf.path if (rf := RunFolder.of_file(p := Path(n))) else p.with_suffix('') if p.suffix == '.jsonl' else p for n in names}
     for k in range(1, max(len(p.parts) for p in paths.values()) + 1):
         labels = {n: '/'.join(p.parts[-k:]) for n, p in paths.items()}
         if len(set(labels.values())) == len(paths): return labels
@@ -495,7 +495,7 @@ def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; re
     _check_models(js, show.baseline)
     rows = to_records(comparisons(js, show, question_labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
     if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
-    paths = write_comparisons(bench.folder(run.output_dir)/'results', rows) if run.output_dir else {}
+    paths = write_comparisons(RunFolder(bench.folder(run.output_dir)).results_dir, rows) if run.output_dir else {}
     ranks = to_records(pair_rankings(js['pair'], show.baseline, show.model_list, True, show.n_boot, show.seed, 'pairwise-all' if all_pairs else None))
     print(format_comparisons(rows, show.format, notes, ranks))
     if paths and show.format == 'table': print(f"\ncomparisons: {paths['compare']} and {Path(paths['compare_json']).name}")

@@ -568,13 +568,14 @@ def demo_run(folder, # where to write it (made, with its parents)
             ) -> Path:
     "A run folder with known answers and judgments of three models on MT-bench's 80 questions, for the analysis' examples and tests."
     from mtbench.records import CATEGORIES
-    rnd, folder = random.Random(seed), Path(folder)
+    from mtbench.runfolder import RunFolder
+    rnd, rf = random.Random(seed), RunFolder(folder)
     quality = {'small-chat': 3.5, 'mid-chat': 6.0, 'big-chat': 8.0}
     offset = dict(zip(CATEGORIES, [0.8, 0.6, -1.2, -1.6, -0.8, 0.2, 0.6, 1.0]))
-    (folder/'model_answer').mkdir(parents=True); (folder/'model_judgment').mkdir()
+    rf.answer_dir.mkdir(parents=True); rf.judgment_dir.mkdir()
     sj, pj = [], []
     for m, q in quality.items():
-        with open(folder/'model_answer'/f'{m}.jsonl', 'w') as f:
+        with open(rf.answer_file(m), 'w') as f:
             for qid in range(81, 161):
                 rec = dict(question_id=qid, answer_id=f'a{qid}', model_id=m, choices=[{'index': 0, 'turns': ['x', 'y']}], tstamp=1.0,
                            new_tokens=[int(40*q)+qid%7, int(30*q)], gen_seconds=[q/4, q/5], peak_memory_gb=q/2+0.01*qid%3,
@@ -599,6 +600,5 @@ def demo_run(folder, # where to write it (made, with its parents)
                 pj.append(dict(question_id=qid, model_1=m, model_2='big-chat', g1_winner=g1, g2_winner=g2, judge=['gpt-4', 'pair-v2'],
                                g1_user_prompt='...', g1_judgment='...', g2_user_prompt='...', g2_judgment='...', turn=turn, tstamp=1.0,
                                usage={'prompt_tokens': 1500, 'completion_tokens': 300}, cost_usd=0.063))
-    for name, recs in [('gpt-4_single.jsonl', sj), ('gpt-4_pair.jsonl', pj)]:
-        (folder/'model_judgment'/name).write_text(''.join(json.dumps(r) + '\n' for r in recs))
-    return folder
+    for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    return rf.path

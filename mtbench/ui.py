@@ -29,6 +29,7 @@ from .memory import gpu_memory, BF16_CAPABILITY
 from .models import MODELS
 
 from .settings import RunSettings, Generation, JudgeSettings, Selection, flag_params
+from .runfolder import RunFolder
 
 from .engines import installed_engines, install_hint
 
@@ -574,7 +575,7 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
     self.running, self.result = True, None
     self.results.layout.display = 'none'; self.out.outputs = (); self.progress.value = ''
     self.run_button.disabled = self.download_button.disabled = True
-    again = (self._bench().folder(s.output_dir)/'run.json').exists()
+    again = RunFolder(self._bench().folder(s.output_dir)).manifest_path.exists()
     self._say(f"{'continuing the run' if again else 'running'} in {s.output_dir}: {', '.join(s.models)}, judge {s.judging.judge}; {STOP_HINT}")
     self.last_progress = pr = PanelProgress(self.progress)
     try:
