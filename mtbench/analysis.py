@@ -13,7 +13,7 @@ from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .settings import Selection, ShowSettings
 from .judgments import load_judgments, question_categories
-from .compare import COMPARE_FIELDS
+from .paired import COMPARE_FIELDS
 from .scores import (SINGLE_KEY, SAMPLE_FIELDS, RANK_FIELDS, single_scores, overall_scores, category_scores, ability_scores,
                             sample_scores, pairwise_rates, pair_rankings, comparisons, answer_stats, judge_costs)
 from .notes import judgment_notes, run_notes

@@ -165,9 +165,9 @@ def _answer_item(a) -> dict:
 # %% ../nbs/06i_report.ipynb #79acf46b
 def pair_differences(single:list, # the page's single judgment rows (`_single_row`)
                     ) -> list:
-    "Every pair of models per judge, [judge, a, b, questions, b - a, 95% CI low, high, MDE]: `mtbench.compare.paired_stats` over the question-turns both have."
+    "Every pair of models per judge, [judge, a, b, questions, b - a, 95% CI low, high, MDE]: `mtbench.stats.paired_stats` over the question-turns both have."
     import numpy as np, pandas as pd
-    from mtbench.compare import score_cells
+    from mtbench.paired import score_cells
     from mtbench.stats import paired_stats
     df = pd.DataFrame([r[:5] for r in single if r[4] != -1], columns=['judge', 'model', 'question_id', 'turn', 'score'])
     out = []

@@ -16,7 +16,7 @@ from .runfolder import RunFolder
 from .settings import PAIR_MODES, ShowSettings
 from .judgments import OFFICIAL_CATEGORY
 from .stats import bootstrap_ci, bradley_terry, position_bias
-from .compare import COMPARE_FIELDS, compare_scores, compare_win_rates
+from .paired import COMPARE_FIELDS, compare_scores, compare_win_rates
 
 # %% ../nbs/06c_scores.ipynb #a3aad124
 SINGLE_KEY = ['judge', 'prompt', 'model', 'question_id', 'turn']

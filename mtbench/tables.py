@@ -14,7 +14,7 @@ from .errors import MTBenchError
 from .registry import get_benchmark
 from .settings import Selection, RunSettings, Flag
 from .runfolder import RunFolder
-from .compare import COMPARE_FIELDS, run_identity, check_comparable
+from .paired import COMPARE_FIELDS, run_identity, check_comparable
 from .scores import SCORE_FIELDS, comparisons, pair_rankings
 from .analysis import Results, show_results, summarize, question_labels, to_records
 from .settings import ShowSettings
