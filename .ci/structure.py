@@ -15,7 +15,7 @@ For issue 32 ("one resolved run"):
   calls, and runs under `nbdev_test` (no `#| eval: false`, no flag of settings.ini's `tst_flags`);
 - module_lines: the longest module of mtbench/ in lines (`_modidx`, `__init__`, `__main__` left out);
 - shims: compatibility code kept for old callers: a module that only re-exports other modules' names, a module
-  `__getattr__`, a DeprecationWarning (or Pending-/FutureWarning), a function that only calls an imported one with its
+  `__getattr__` (but the package's own, mtbench/__init__.py's: its lazy Python API, issue 42), a DeprecationWarning (or Pending-/FutureWarning), a function that only calls an imported one with its
   own parameters (an alias), a parameter documented as deprecated, a module-level name for old names
   (legacy, old_*, *_moved, *_renamed, deprecat*);
 - readme_lines: README.md's lines.
@@ -127,7 +127,11 @@ _WARNINGS = ('DeprecationWarning', 'PendingDeprecationWarning', 'FutureWarning')
 def shims(root, mods) -> list:
     "Each piece of compatibility code, as 'module: what' (see the module's docstring)."
     out = []
-    for name, t in mods.items():
+    # mtbench/__init__.py is read too, but its module __getattr__ is not a shim: it is the package's Python API (issue 42, #5), a table
+    # of the names a notebook calls (`mtbench.evaluate`, `mtbench.show` ...) imported on first use so that `import mtbench` stays as
+    # fast as before. It keeps no old name alive; an alias, a deprecation or an old name there still counts.
+    init = root/'mtbench'/'__init__.py'
+    for name, t in {**mods, **({'__init__': ast.parse(init.read_text())} if init.exists() else {})}.items():
         src = (root/'mtbench'/f'{name}.py').read_text()
         top = [n for n in t.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
         defs = [n for n in top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
@@ -135,7 +139,7 @@ def shims(root, mods) -> list:
         if not defs and reexp: out.append(f"{name}: re-exports other modules' names only")
         imported = {a.asname or a.name for n in reexp for a in n.names}
         for n in t.body:
-            if isinstance(n, ast.FunctionDef) and n.name == '__getattr__': out.append(f"{name}: module __getattr__ (line {n.lineno})")
+            if isinstance(n, ast.FunctionDef) and n.name == '__getattr__' and name != '__init__': out.append(f"{name}: module __getattr__ (line {n.lineno})")
             if isinstance(n, ast.FunctionDef):
                 body = [b for b in n.body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
                 if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(c := body[0].value, ast.Call) and isinstance(c.func, ast.Name) \

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['SPEED_COLS', 'COST_COLS', 'CACHE_COLS', 'LOCAL_MARK', 'COMPARE_COLS', 'format_cell', 'format_money', 'format_results',
-           'write_comparisons', 'write_report', 'show_cli', 'format_comparisons', 'compare_cli']
+           'write_comparisons', 'write_report', 'show_cli', 'format_comparisons', 'compare_cli', 'compare']
 
 # %% ../nbs/06g_tables.ipynb #530f0a25
 import csv, io, json, math, os, re, tempfile
@@ -482,6 +482,17 @@ def _check_models(js, baseline):
     if baseline and baseline not in models: raise MTBenchError(f"--baseline {baseline}: it has no judgments here; models: {', '.join(models)}")
     if len(models) < 2: raise MTBenchError(f"nothing to compare: the judgments have one model ({', '.join(models) or 'none'}); compare needs two, judged by the same judge")
 
+# %% ../nbs/06g_tables.ipynb #4cfc5f9a
+def _comparison_rows(run:RunSettings, show:ShowSettings, all_pairs:bool, runs) -> tuple:
+    "(the comparison records, the judgments, notes, the benchmark) of the runs or files `compare` and `mtbench compare` read, checked comparable."
+    sel = run.selection
+    bench = get_benchmark(sel.benchmark, sel.questions)
+    js, notes = _compare_inputs(_sources(runs, show.judgment_file, run.output_dir, bench), show.judge)
+    _check_models(js, show.baseline)
+    rows = to_records(comparisons(js, show, question_labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
+    if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
+    return rows, js, notes, bench
+
 # %% ../nbs/06g_tables.ipynb #7fa997b5
 def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; results/compare.* go there) and the benchmark, questions and data_dir
                 show:ShowSettings=None, # `mtbench show`'s flags: --judgment-file, --judge, --model-list, --baseline, --format, --question-file, --n-boot, --seed
@@ -489,13 +500,20 @@ def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; re
                 runs:Flag('run folders or judgment files to compare, paired by question (default: --output-dir or --judgment-file)', str, nargs='*')=None,
                ):
     "Is B better than A? Each model's paired difference from a baseline, with intervals that count the questions and the judge."
-    show, sel = show or ShowSettings(), run.selection
-    bench = get_benchmark(sel.benchmark, sel.questions)
-    js, notes = _compare_inputs(_sources(runs, show.judgment_file, run.output_dir, bench), show.judge)
-    _check_models(js, show.baseline)
-    rows = to_records(comparisons(js, show, question_labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
-    if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
+    show = show or ShowSettings()
+    rows, js, notes, bench = _comparison_rows(run, show, all_pairs, runs)
     paths = write_comparisons(RunFolder(bench.folder(run.output_dir)).results_dir, rows) if run.output_dir else {}
     ranks = to_records(pair_rankings(js['pair'], show.baseline, show.model_list, True, show.n_boot, show.seed, 'pairwise-all' if all_pairs else None))
     print(format_comparisons(rows, show.format, notes, ranks))
     if paths and show.format == 'table': print(f"\ncomparisons: {paths['compare']} and {Path(paths['compare_json']).name}")
+
+# %% ../nbs/06g_tables.ipynb #10017a88
+def compare(*runs, # run folders or judgment files, paired by question
+            show:ShowSettings|None=None, # the baseline (default: the first model), judge, models, bootstrap resamples and seed
+            selection:Selection|None=None, # the benchmark the runs are of, and its data (default MT-bench)
+            all_pairs:bool=False, # every pair of models, not each against the baseline
+           ):
+    "Is B better than A? The paired comparisons of `runs` as a DataFrame (`COMPARE_FIELDS`); runs that cannot be compared are refused in one line."
+    import pandas as pd
+    rows = _comparison_rows(RunSettings(output_dir=None, selection=selection or Selection()), show or ShowSettings(), all_pairs, runs)[0]
+    return pd.DataFrame(rows, columns=COMPARE_FIELDS)
