@@ -24,8 +24,9 @@ from .api_judge import run_api
 from .local_judge import run_local
 
 # %% auto #0
-__all__ = ['USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'AnswerIndex', 'Watch', 'served_judge', 'judge_with',
-           'judge_answers', 'format_summary', 'confirm_cost', 'run_estimate', 'judge_cli']
+__all__ = ['USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'REASONING_CALL_TOKENS', 'AnswerIndex', 'Watch', 'served_judge',
+           'judge_with', 'judge_answers', 'format_summary', 'cost_question', 'confirm_cost', 'judge_price',
+           'judging_cost', 'run_estimate', 'judge_cli']
 
 # %% ../nbs/04f_judging.ipynb #df7cfe35
 class AnswerIndex:
@@ -181,7 +182,7 @@ def _plan(job:_Job, data_dir) -> _Job:
     job.done = _judgment_index(job.out)
     job.todo = [t for t in job.tasks if not _is_done(job.done.get(t.key(spec.name)), t)]
     if not j.batch and not spec.local: _without_batched(job)
-    job.price = (0.0, 0.0) if spec.local else tuple(j.judge_price) if j.judge_price else lookup(PRICES, spec.model)
+    job.price = judge_price(spec, j)
     job.est_out = _mean_output(job.done.values(), spec)
     return job
 
@@ -200,7 +201,7 @@ def _without_batched(job:_Job) -> _Job:
 def _mean_output(done, spec):
     "Mean output tokens per call of this judge's judgments on disk (`_Done` entries), else a default."
     cts = [d.usage.get('completion_tokens')/d.games for d in done if d.judge == spec.name and not d.failed and d.usage.get('completion_tokens')]
-    return sum(cts)/len(cts) if cts else 1500 if spec.reasoning else 300
+    return sum(cts)/len(cts) if cts else REASONING_CALL_TOKENS if spec.reasoning else USUAL_CALL_TOKENS[1]
 
 # %% ../nbs/04f_judging.ipynb #884fe94f
 def _summary(job:_Job, dry_run:bool) -> dict:
@@ -229,13 +230,13 @@ def _dry_run(job:_Job, summary:dict) -> dict:
     return {**summary, 'requests_file': str(req), 'per_model': per, **_totals(per)}
 
 def _estimate(job:_Job) -> dict:
-    "Per model: the judgments left to do, their calls, and their estimated tokens and cost at `job.price`."
+    "Per model: the judgments left to do, their calls, and their estimated tokens (from the requests) and cost (`judging_cost`)."
     per = {}
     for t in job.todo:
         d = per.setdefault(_who(t, job.mode), dict(judgments=0, calls=0, input_tokens=0, output_tokens=0))
         d['judgments'] += 1; d['calls'] += t.games
         d['input_tokens'] += sum(estimate_tokens(m) for m in t.messages); d['output_tokens'] += round(job.est_out*t.games)
-    for d in per.values(): d['cost_usd'] = tokens_cost(job.price, d['input_tokens'], d['output_tokens'])
+    for d in per.values(): d['cost_usd'] = judging_cost(d['calls'], job.spec, job.judging, d['input_tokens'], d['output_tokens'])['cost_usd']
     return per
 
 # %% ../nbs/04f_judging.ipynb #608a6db7
@@ -305,8 +306,8 @@ def _tally(job:_Job) -> dict:
 # %% ../nbs/04f_judging.ipynb #65b55af4
 def _estimate_total(job:_Job) -> dict:
     "The calls and estimated cost of the judgments left to do, at the price they will be paid (the batch price with batch)."
-    price = batch_price(job.price) if job.judging.batch else job.price
-    return dict(calls=sum(t.games for t in job.todo), cost_usd=_totals(_estimate(replace(job, price=price)))['total']['cost_usd'])
+    per = _estimate(job)
+    return dict(calls=sum(d['calls'] for d in per.values()), cost_usd=_totals(per)['total']['cost_usd'])
 
 # %% ../nbs/04f_judging.ipynb #679c1ad7
 @contextlib.contextmanager
@@ -394,20 +395,46 @@ def format_summary(s:dict, # what `judge_answers` returned
 USUAL_USD = 7.04 # one model's MT-bench judged once by GPT-4 (FastChat's judge), as `mtbench judge --dry-run` estimates it
 ASK_ABOVE_USD = 25.0 # an estimated cost above this is far above the usual: asked about, or refused without --yes
 
+def cost_question(est:dict, # a run's estimate: calls and cost_usd (None: unknown price)
+                 ) -> str|None:
+    "What the run would cost, in words, when that is far above the usual (above `ASK_ABOVE_USD`): the command and the panel ask with it; else None."
+    cost = est.get('cost_usd')
+    if cost is None or cost <= ASK_ABOVE_USD: return None
+    return (f"judging would cost about ${cost:,.2f} ({est['calls']:,} calls), far above the usual "
+            f"(over ${ASK_ABOVE_USD:g}; one model's MT-bench judged by GPT-4 is about ${USUAL_USD:g})")
+
 def confirm_cost(est:dict, # the run's estimate: calls and cost_usd (None: unknown price)
                  yes:bool=False, # go ahead without asking (--yes)
                  ask=None, # how to ask (a function of the question, returning the answer); default: `input` on a terminal
                 ):
     "Go on when the estimated cost is usual (or `yes`); else ask, and stop the run with one line unless the answer is yes."
-    cost = est.get('cost_usd')
-    if yes or cost is None or cost <= ASK_ABOVE_USD: return
-    what = (f"judging would cost about ${cost:,.2f} ({est['calls']:,} calls), far above the usual "
-            f"(over ${ASK_ABOVE_USD:g}; one model's MT-bench judged by GPT-4 is about ${USUAL_USD:g})")
+    what = cost_question(est)
+    if yes or what is None: return
     if ask is None and not sys.stdin.isatty(): raise MTBenchError(f"{what}: add --yes to go ahead (or --dry-run to see the estimate)")
     if (ask or input)(f"mtbench: {what}. Go ahead? [y/N] ").strip().lower() not in ('y', 'yes'): raise MTBenchError(f"{what}: not confirmed; nothing was called")
 
 # %% ../nbs/04f_judging.ipynb #d1e9b984
 USUAL_CALL_TOKENS = (867, 300) # input and output tokens of the usual judge call (`USUAL_USD`'s run: 138,722 input tokens over 160 calls; 300 out)
+REASONING_CALL_TOKENS = 1500 # a reasoning judge's output tokens a call, its thinking included
+
+def judge_price(spec:JudgeSpec, # the judge
+                judging:JudgeSettings, # its judge_price, where given
+               ) -> tuple|None:
+    "Judge `spec`'s synchronous price in dollars per 1M input and output tokens: none for a local judge, `judge_price` where given, else the table's (None: unknown)."
+    return (0.0, 0.0) if spec.local else tuple(judging.judge_price) if judging.judge_price else lookup(PRICES, spec.model)
+
+def judging_cost(calls:int, # judge calls
+                 spec:JudgeSpec, # the judge: its price, and whether it reasons (longer replies)
+                 judging:JudgeSettings|None=None, # its judge_price, and batch (the Batch API: half the price)
+                 input_tokens:int|None=None, # the calls' input tokens (default: the usual call's each)
+                 output_tokens:int|None=None, # their output tokens (default: the usual call's each, `REASONING_CALL_TOKENS` for a reasoning judge)
+                ) -> dict:
+    "The cost estimate every estimate goes through (the dry run's, a run's, the panel's menu): {calls, input_tokens, output_tokens, cost_usd} at the price paid (None: unknown)."
+    j = judging or JudgeSettings()
+    tin = calls*USUAL_CALL_TOKENS[0] if input_tokens is None else input_tokens
+    tout = calls*(REASONING_CALL_TOKENS if spec.reasoning else USUAL_CALL_TOKENS[1]) if output_tokens is None else output_tokens
+    price = judge_price(spec, j)
+    return dict(calls=calls, input_tokens=tin, output_tokens=tout, cost_usd=tokens_cost(batch_price(price) if j.batch else price, tin, tout))
 
 def run_estimate(questions:list, # the questions the run asks
                  models:int, # how many models it judges
@@ -418,9 +445,7 @@ def run_estimate(questions:list, # the questions the run asks
     "The judge calls of a whole run before any answer exists, and their cost at the usual call's tokens (None: unknown price)."
     turns = sum(len((bench or MT_BENCH).judged_turns(q)) for q in questions)
     per = {'single': models*judging.judge_samples, 'pairwise-baseline': 2*models, 'pairwise-all': models*(models - 1)}[judging.mode] # calls a judged turn
-    price = (0.0, 0.0) if spec.local else tuple(judging.judge_price) if judging.judge_price else lookup(PRICES, spec.model)
-    price = batch_price(price) if judging.batch else price
-    return dict(calls=turns*per, cost_usd=tokens_cost(price, turns*per*USUAL_CALL_TOKENS[0], turns*per*USUAL_CALL_TOKENS[1]))
+    return judging_cost(turns*per, spec, judging)
 
 # %% ../nbs/04f_judging.ipynb #8cb113b0
 def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and generation (memory_limit, num_gpus, dtype of a local judge)

@@ -143,14 +143,11 @@ OPENAI_JUDGES = ['gpt-4.1-nano', 'gpt-4.1-mini', 'gpt-4.1', 'gpt-4o-mini', 'gpt-
 # %% ../nbs/08_colab.ipynb #8f7502f6
 def judge_cost(judge:str, # an OpenAI model name
                calls:int=160, # judge calls per model: 80 questions x 2 turns
-               input_tokens:int=900, # about, per call
               ) -> float|None:
-    "A rough price in USD for judging one model with `judge`; None where the price is unknown."
-    from mtbench.judges import PRICES, lookup, is_reasoning_model
-    price = lookup(PRICES, judge)
-    if price is None: return None
-    out = 1500 if is_reasoning_model(judge) else 300
-    return calls*(input_tokens*price[0] + out*price[1])/1e6
+    "About what judging one model with `judge` costs in USD, as the command estimates it (`mtbench.judging.judging_cost`); None where the price is unknown."
+    from mtbench.judging import judging_cost
+    from mtbench.judges import JudgeSpec
+    return judging_cost(calls, JudgeSpec(judge))['cost_usd']
 
 # %% ../nbs/08_colab.ipynb #81f05e9e
 def judge_options() -> list[tuple[str,str]]:
@@ -386,7 +383,7 @@ class RunnerPanel:
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
 _NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
-          'output_dir drive run_button download_button status progress table compare page_button page speed cost radar heatmap out results box').split()
+          'output_dir drive run_button confirm_button download_button status progress table compare page_button page speed cost radar heatmap out results box').split()
 
 # %% ../nbs/08_colab.ipynb #61a9498d
 @patch
@@ -398,7 +395,9 @@ def _wire(self:RunnerPanel):
                     self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
     self.results = W.VBox([self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
-    buttons = W.HBox([self.run_button, self.download_button])
+    self.confirm_button = W.Button(description='Confirm', button_style='warning', icon='check', layout=W.Layout(display='none', width='auto'))
+    self.confirmed = self.asked = None # the estimated cost confirmed (`_confirm`), and the one asked about
+    buttons = W.HBox([self.run_button, self.confirm_button, self.download_button])
     self.box = W.VBox([W.HTML('<h3>MT-bench</h3>'), W.HBox([left, right]), buttons, self.status, self.progress, self.out, self.results])
     for n in _NAMES: _tag(getattr(self, n), n.replace('_', '-'))
     self.drive.layout.display = '' if self.colab else 'none'
@@ -409,7 +408,7 @@ def _wire(self:RunnerPanel):
     self.drive.observe(self._take_drive, 'value')
     self.page_button.observe(lambda _: self._show_page(), 'value')
     # look the callbacks up at click time: they are defined further down
-    for b, f in ((self.run_button, 'run'), (self.download_button, 'download')):
+    for b, f in ((self.run_button, 'run'), (self.confirm_button, 'confirm_run'), (self.download_button, 'download')):
         b.on_click(lambda btn, f=f: getattr(self, f)(btn))
 
 # %% ../nbs/08_colab.ipynb #514e002a
@@ -564,6 +563,27 @@ def _check(self:RunnerPanel) -> RunSettings:
     if self.drive.value: mount_drive()
     return s
 
+# %% ../nbs/08_colab.ipynb #4a47fdf3
+@patch
+def _confirm(self:RunnerPanel, est:dict, # the run's estimate (calls and cost_usd), before anything is loaded or paid
+            ):
+    "Show the estimate; above `ASK_ABOVE_USD` (unless that much was confirmed) offer the button that confirms it, and stop the run."
+    from mtbench.judging import cost_question
+    cost = 'at a price nobody knows' if est['cost_usd'] is None else f"about ${est['cost_usd']:,.2f}"
+    if self.last_progress: self.last_progress.say(f"judging: {est['calls']:,} calls, {cost} (the estimate)")
+    what = cost_question(est)
+    if what is None or (self.confirmed is not None and est['cost_usd'] <= self.confirmed): return
+    self.asked, self.confirm_button.description = est['cost_usd'], f"Pay about ${est['cost_usd']:,.2f} and run"
+    self.confirm_button.layout.display = ''
+    raise MTBenchError(f"{what}: nothing was run; press '{self.confirm_button.description}' to go ahead")
+
+@patch
+def confirm_run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
+               ):
+    "The confirm button's callback: run, with the cost asked about confirmed."
+    self.confirmed, self.confirm_button.layout.display = self.asked, 'none'
+    self.run()
+
 # %% ../nbs/08_colab.ipynb #e0415843
 @patch
 def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
@@ -591,7 +611,7 @@ def _evaluate(self:RunnerPanel, s, pr):
     from mtbench.evaluator import evaluate
     try:
         t0 = time.monotonic()
-        res = evaluate(s, progress=pr) # the run resolved once, from the panel's settings
+        res = evaluate(s, progress=pr, confirm=self._confirm) # the run resolved once, from the panel's settings; its cost asked about first
         pr.step(f"finished in {time.monotonic()-t0:.0f} s")
         self.result = res
         self._show(res)
