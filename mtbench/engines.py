@@ -24,8 +24,7 @@ __all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROO
            'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint', 'EngineChoice',
            'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores', 'llama_threads',
            'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_scalar',
-           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend',
-           'engine_judge_name']
+           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend']
 
 # %% ../nbs/02d_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
@@ -618,16 +617,3 @@ def auto_backend(model:str, # a registry name, .gguf file, folder or Hugging Fac
     "The fastest engine installed for `model` on this device, chosen once (`choose_engine`), or the transformers backend; run.json records which and why."
     src = resolve_model(model)
     return choose_engine('auto', src).open(src, model_id or default_model_id(model, src), gen, prompt_tokens)
-
-# %% ../nbs/02d_engines.ipynb #721abcad
-def engine_judge_name(judge:str, # the judge's name
-                      engine:str='transformers', # what runs a local judge
-                     ) -> str:
-    "The name a judge's judgments are recorded under: `MODEL@ENGINE` for `local:MODEL` on an engine, else `judge`."
-    if engine in (None, 'transformers') or (engine == 'auto' and not judge.startswith('local:')): return judge
-    if not judge.startswith('local:'):
-        raise MTBenchError(f"--judge-engine {engine} serves a local judge (--judge local:MODEL), and {judge} is not one; drop --judge-engine")
-    model = judge[len('local:'):]
-    name, _ = choose_engine(engine, model)
-    if name == 'transformers': return judge
-    return f"{Path(model).stem if model.endswith('.gguf') else model.rstrip('/').split('/')[-1]}@{name}"

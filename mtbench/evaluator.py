@@ -171,8 +171,7 @@ def judge_spec(self:MTBenchEvaluator):
 @patch(as_prop=True)
 def judge_name(self:MTBenchEvaluator):
     "The name the judgments are recorded under: the judge's, or `MODEL@ENGINE` for a local judge on an engine."
-    from mtbench.engines import engine_judge_name
-    return engine_judge_name(self.judge_spec.name, self.settings.judging.judge_engine)
+    return self.judge_spec.served_name # the engine was chosen when the judge was resolved
 
 # %% ../nbs/05_evaluator.ipynb #fb137469
 @patch

@@ -5,7 +5,8 @@
 # %% ../nbs/04b_judges.ipynb #ac2c7eef
 from __future__ import annotations
 import os, re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from fastcore.basics import patch
 from .errors import MTBenchError, log
 from .settings import JudgeSettings, SettingError, KEY_NOT_NAME
@@ -72,6 +73,7 @@ class JudgeSpec:
     rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
     sample: int = 1 # the sample its calls make (judge_samples): from 2 on, a judge called at temperature 0 samples at `SAMPLE_TEMPERATURE`
     servers: tuple = () # every server of the judge, when judge_base_url names several (base_url is the first)
+    engine: object = None # the engine that serves a local judge (`mtbench.engines.EngineChoice`), chosen when it was resolved; None: it runs as it is
 
     @property
     def local(self): "Whether it runs in-process (local:MODEL)."; return self.name.startswith('local:')
@@ -129,6 +131,22 @@ def _check_reach(spec:JudgeSpec, need_key:bool):
     if spec.reasoning and spec.score_mode == 'expected':
         raise SettingError('score_mode', 'expected', f"{spec.name} is a reasoning model, which returns no log-probabilities; use parsed")
 
+# %% ../nbs/04b_judges.ipynb #7304ee26
+@patch(as_prop=True)
+def served_name(self:JudgeSpec) -> str:
+    "The name its judgments are recorded under: `MODEL@ENGINE` for a local judge an engine serves, else `name`."
+    if self.engine is None: return self.name
+    m = self.model
+    return f"{Path(m).stem if m.endswith('.gguf') else m.rstrip('/').split('/')[-1]}@{self.engine.name}"
+
+def _with_engine(spec:JudgeSpec, engine:str|None) -> JudgeSpec:
+    "`spec` with the engine that will serve it (`judge_engine`), chosen now; None where it runs as it is."
+    if engine in (None, 'transformers') or (engine == 'auto' and not spec.local): return spec
+    if not spec.local: raise MTBenchError(f"--judge-engine {engine} serves a local judge (--judge local:MODEL), and {spec.name} is not one; drop --judge-engine")
+    from mtbench.engines import choose_engine
+    choice = choose_engine(engine, spec.model)
+    return spec if choice.name == 'transformers' else replace(spec, engine=choice)
+
 # %% ../nbs/04b_judges.ipynb #4c94898d
 def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, score mode and rubric (default: the default judge)
                   need_key:bool=True, # False for a dry run, which calls nothing
@@ -144,7 +162,7 @@ def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key,
     if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
     if j.score_mode == 'expected' and j.mode != 'single': raise SettingError('score_mode', 'expected', 'applies to single mode (pairwise verdicts have no score)')
     _check_reach(spec, need_key)
-    return spec
+    return _with_engine(spec, j.judge_engine)
 
 # %% ../nbs/04b_judges.ipynb #e2dd5f7d
 def estimate_tokens(messages:list, # chat messages

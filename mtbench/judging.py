@@ -316,17 +316,16 @@ def served_judge(spec:JudgeSpec, # the resolved judge
                  gen:Generation|None=None, # the memory_limit, num_gpus and dtype the engine runs with
                  dry_run:bool=False, # check the engine, start nothing
                 ):
-    "While the block runs, `judging.judge_engine` serves local judge `spec`; yields the engine (None: the judge as resolved), the judge as it is reached and its settings."
+    "While the block runs, the engine chosen for local judge `spec` when it was resolved (`spec.engine`) serves it; yields the engine (None: the judge as resolved), the judge as it is reached and its settings."
     j, g = judging or JudgeSettings(), gen or Generation()
-    if j.judge_engine in (None, 'transformers'): yield None, spec, j; return # the judge as resolved: nothing to start
+    if spec.engine is None or dry_run: yield None, spec, j; return # the judge as resolved; a dry run starts nothing (the engine was checked when it was chosen)
     from mtbench import engines
-    name = engines.engine_judge_name(spec.name, j.judge_engine)
-    if name == spec.name or dry_run: yield None, spec, j; return # a dry run calls nothing: the engine is checked, not started
-    log.info(f"judge {spec.name}: served by {name.rsplit('@', 1)[1]}, judgments recorded as {name}")
-    eg = Generation(engine=name.rsplit('@', 1)[1], memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
+    name = spec.served_name
+    log.info(f"judge {spec.name}: served by {spec.engine.name} ({spec.engine.why}), judgments recorded as {name}")
+    eg = Generation(engine=spec.engine.name, memory_limit=g.memory_limit, num_gpus=g.num_gpus, dtype=g.dtype,
                     max_new_tokens=spec.params.get('max_new_tokens', MAX_TOKENS)) # the judge's engine: only the run's memory settings
     eng = engines.start_engine(spec.model, eg, model_id=name, prompt_tokens=3072)
-    try: yield eng, replace(spec, name=eng.model, base_url=eng.base_url, servers=(), max_tokens=spec.max_tokens or spec.params.get('max_new_tokens')), \
+    try: yield eng, replace(spec, name=eng.model, base_url=eng.base_url, servers=(), engine=None, max_tokens=spec.max_tokens or spec.params.get('max_new_tokens')), \
                j.update(judge_concurrency=eng.concurrency, judge_price=(0.0, 0.0)) # its server: free, with its slots; a local judge's budget
     finally: eng.close()
 
