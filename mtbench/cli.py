@@ -101,14 +101,16 @@ def own_params(func, # a command's function
 def parser(name:str, # a command in COMMANDS
           ) -> argparse.ArgumentParser:
     "The parser of command `name`: its own flags, then its settings' fields; FastChat's names added to the flags they stand for."
-    c = COMMANDS[name]; func = c.func()
+    from mtbench.registry import ENGINES # the engine names --engine and --judge-engine take: the registry's
+    c, engines = COMMANDS[name], {'engine': list(ENGINES), 'judge_engine': list(ENGINES)}
+    func = c.func()
     p = argparse.ArgumentParser(prog=f'mtbench {name}', description=(func.__doc__ or '').strip())
     for k, cls in own_params(func).items():
-        if cls: add_flags(p, cls, only=c.only.get(k))
+        if cls: add_flags(p, cls, only=c.only.get(k), choices=engines)
     add_flags(p, func, skip=['run', *c.positional, *(k for k, cls in own_params(func).items() if cls)])
     for k in c.positional: p.add_argument(k, nargs='*', help=flag_params(func)[k].help)
     if c.top: add_flags(p, RunSettings, only=list(c.top), defaults=c.defaults)
-    for g, only in c.groups.items(): add_flags(p, GROUPS[g], only=only, defaults=c.defaults)
+    for g, only in c.groups.items(): add_flags(p, GROUPS[g], only=only, defaults=c.defaults, choices=engines)
     for a in p._actions:
         for al in ALIASES.get(name, {}).get(a.dest, []): a.option_strings.append(al); p._option_string_actions[al] = a
         if a.choices and a.dest in VALUE_ALIASES: a.choices = [*a.choices, *(v for v in VALUE_ALIASES[a.dest] if v not in a.choices)]

@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from .errors import MTBenchError, log
 from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port, resolve_model, default_model_id
-from .settings import Generation, SettingError, known_engine
+from .settings import Generation, SettingError
 from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
                               has_chat_template, strip_think, row_seed, special_tokens, listify, transformers_backend)
 from .client import CallFailed, describe_error, run_sync
@@ -108,7 +108,7 @@ def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto (checked w
     if engine == 'transformers': return EngineChoice('transformers', 'asked for')
     device, src, inst = device or default_device(), resolve_model(model), installed_engines()
     if engine == 'auto': return EngineChoice(*_auto_engine(src, device, inst))
-    if engine not in inst: known_engine(engine) # a name no engine has: the error lists them
+    if engine not in inst: raise MTBenchError(f"unknown engine {engine!r}; choose from {', '.join([*inst, 'auto'])}") # a name no engine has: the error lists them
     _check_engine(engine, src, model if isinstance(model, str) else src.location, device)
     if not inst[engine]: raise SettingError('engine', engine, f"{engine} is not installed; {install_hint(engine)}")
     return EngineChoice(engine, 'asked for')

@@ -8,7 +8,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from .errors import MTBenchError
-from .settings import ENGINE_NAMES, Generation, RunSettings, SettingError, known_engine
+from .settings import Generation, RunSettings, SettingError
 from .benchmark import Benchmark, MT_BENCH, load_suite
 
 # %% auto #0
@@ -29,15 +29,16 @@ class Entry:
 
 # %% ../nbs/04j_registry.ipynb #7c1e0a10
 ENGINES = {e.name: e for e in [ # what answers (and serves a local judge), by the name --engine takes
-    Entry('transformers', 'mtbench.backends:transformers_backend', 'in-process, any model'),
-    Entry('llama.cpp', 'mtbench.engines:llama_cpp_backend', 'llama-server for GGUF files'),
-    Entry('vllm', 'mtbench.engines:vllm_backend', 'vllm serve on CUDA GPUs'),
-    Entry('auto', 'mtbench.engines:auto_backend', 'the fastest installed for the model and device, and why')]}
+    Entry('transformers', 'mtbench.backends:transformers_backend', 'in-process; any model'),
+    Entry('llama.cpp', 'mtbench.engines:llama_cpp_backend', 'GGUF models, with llama-server; fastest on a CPU'),
+    Entry('vllm', 'mtbench.engines:vllm_backend', 'Hugging Face models on CUDA GPUs, with vllm serve'),
+    Entry('auto', 'mtbench.engines:auto_backend', 'the fastest installed, for each model and device, and why')]}
 
 def engine(name:str, # an engine's name
           ) -> Entry:
     "The registry's entry for engine `name`; an unknown name is an error that lists them."
-    return ENGINES[known_engine(name)]
+    if name not in ENGINES: raise MTBenchError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    return ENGINES[name]
 
 # %% ../nbs/04j_registry.ipynb #90510ce7
 def make_backend(model, # a registry name, HF id, folder, a `LoadedModel`, a backend, or with `model_base_url` the served model's name

@@ -38,8 +38,8 @@ from .tables import format_cell, SPEED_COLS, COST_COLS, COMPARE_COLS, format_mon
 from .evaluator import Progress
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'ENGINES',
-           'STOP_HINT', 'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
+__all__ = ['PRECISIONS', 'DRIVE', 'CUSTOM_JUDGE', 'KEY_ENV', 'OPENAI_JUDGES', 'GATED_NOTE', 'OWN_QUESTIONS', 'STOP_HINT',
+           'in_colab', 'gpu_info', 'suggest_memory_limit', 'gpu_report', 'precision_args', 'output_folder',
            'mount_drive', 'judge_cost', 'judge_options', 'model_options', 'benchmark_options', 'engine_options',
            'set_api_key', 'zip_output', 'download_output', 'PanelProgress', 'setting_widget', 'RunnerPanel',
            'scores_html', 'rows_html', 'compare_html']
@@ -172,21 +172,14 @@ def benchmark_options() -> list[tuple[str,str]]:
     return [(b.title + (f"  ({b.size} questions)" if b.size else ''), n) for n, b in all_benchmarks().items() if b.judged] + [
         ("your own questions file ...", OWN_QUESTIONS)]
 
-# %% ../nbs/08_colab.ipynb #26cf172f
-ENGINES = { # the panel's engine menu: value -> label
-    'transformers': "transformers (in-process; any model)",
-    'llama.cpp': "llama.cpp (GGUF models; fastest on a CPU)",
-    'vllm': "vLLM (Hugging Face models on CUDA GPUs)",
-    'auto': "auto (the fastest installed, for each model)",
-}
-
 # %% ../nbs/08_colab.ipynb #5fd757de
 def engine_options(installed:dict|None=None, # `mtbench.engines.installed_engines()`'s answer (default: this machine's)
                   ) -> list[tuple[str,str]]:
     "The engine menu as (label, value) pairs; engines not installed here say so."
     try: inst = installed_engines() if installed is None else installed
     except MTBenchError: inst = {'transformers': 'in-process'} # a bad MTBENCH_LLAMA_SERVER: Run says so
-    return [(l + ('' if k == 'auto' or inst.get(k) else '  (not installed)'), k) for k,l in ENGINES.items()]
+    from mtbench.registry import ENGINES # the engines, each with its summary: the registry's
+    return [(f'{k} ({e.summary})' + ('' if k == 'auto' or inst.get(k) else '  (not installed)'), k) for k, e in ENGINES.items()]
 
 # %% ../nbs/08_colab.ipynb #5858e83a
 def set_api_key(key:str, # the key; surrounding spaces are dropped, an empty one is ignored
