@@ -24,9 +24,9 @@ from .api_judge import run_api
 from .local_judge import run_local
 
 # %% auto #0
-__all__ = ['USUAL_USD', 'ASK_ABOVE_USD', 'USUAL_CALL_TOKENS', 'REASONING_CALL_TOKENS', 'AnswerIndex', 'Watch', 'served_judge',
-           'judge_with', 'judge_answers', 'format_summary', 'cost_question', 'confirm_cost', 'judge_price',
-           'judging_cost', 'run_estimate', 'judge_cli']
+__all__ = ['USUAL_CALL_TOKENS', 'REASONING_CALL_TOKENS', 'USUAL_USD', 'ASK_ABOVE_USD', 'AnswerIndex', 'Watch', 'judge_price',
+           'judging_cost', 'served_judge', 'judge_with', 'judge_answers', 'format_summary', 'cost_question',
+           'confirm_cost', 'run_estimate', 'judge_cli']
 
 # %% ../nbs/04f_judging.ipynb #df7cfe35
 class AnswerIndex:
@@ -164,6 +164,30 @@ def _start(spec:JudgeSpec, output_dir, model_list, j:JudgeSettings, selection) -
     bench = get_benchmark(selection.benchmark, selection.questions) # the caller's `Benchmark`, or a name
     s = selection
     return _Job(j, spec, bench, folder, models, bench.questions(s.data_dir, categories=s.categories, question_ids=s.question_ids, max_questions=s.max_questions))
+
+# %% ../nbs/04f_judging.ipynb #45b17009
+USUAL_CALL_TOKENS = (867, 300) # input and output tokens of the usual judge call (`USUAL_USD`'s run: 138,722 input tokens over 160 calls; 300 out)
+REASONING_CALL_TOKENS = 1500 # a reasoning judge's output tokens a call, its thinking included
+
+def judge_price(spec:JudgeSpec, # the judge
+                judging:JudgeSettings, # its judge_price, where given
+               ) -> tuple|None:
+    "Judge `spec`'s synchronous price in dollars per 1M input and output tokens: none for a local judge, `judge_price` where given, else the table's (None: unknown)."
+    return (0.0, 0.0) if spec.local else tuple(judging.judge_price) if judging.judge_price else lookup(PRICES, spec.model)
+
+def judging_cost(calls:int, # judge calls
+                 spec:JudgeSpec, # the judge: its price, and whether it reasons (longer replies)
+                 judging:JudgeSettings|None=None, # its judge_price, and batch (the Batch API: half the price)
+                 input_tokens:int|None=None, # the calls' input tokens (default: the usual call's each)
+                 output_tokens:int|None=None, # their output tokens (default: the usual call's each, `REASONING_CALL_TOKENS` for a reasoning judge)
+                ) -> dict:
+    "The cost estimate every estimate goes through (the dry run's, a run's, the panel's menu): {calls, input_tokens, output_tokens, cost_usd} at the price paid (None: unknown)."
+    j = judging or JudgeSettings()
+    tin = calls*USUAL_CALL_TOKENS[0] if input_tokens is None else input_tokens
+    tout = calls*(REASONING_CALL_TOKENS if spec.reasoning else USUAL_CALL_TOKENS[1]) if output_tokens is None else output_tokens
+    price = judge_price(spec, j)
+    return dict(calls=calls, input_tokens=tin, output_tokens=tout, cost_usd=tokens_cost(batch_price(price) if j.batch else price, tin, tout))
+
 
 # %% ../nbs/04f_judging.ipynb #d3cd7a5b
 def _plan(job:_Job, data_dir) -> _Job:
@@ -413,28 +437,6 @@ def confirm_cost(est:dict, # the run's estimate: calls and cost_usd (None: unkno
     if (ask or input)(f"mtbench: {what}. Go ahead? [y/N] ").strip().lower() not in ('y', 'yes'): raise MTBenchError(f"{what}: not confirmed; nothing was called")
 
 # %% ../nbs/04f_judging.ipynb #d1e9b984
-USUAL_CALL_TOKENS = (867, 300) # input and output tokens of the usual judge call (`USUAL_USD`'s run: 138,722 input tokens over 160 calls; 300 out)
-REASONING_CALL_TOKENS = 1500 # a reasoning judge's output tokens a call, its thinking included
-
-def judge_price(spec:JudgeSpec, # the judge
-                judging:JudgeSettings, # its judge_price, where given
-               ) -> tuple|None:
-    "Judge `spec`'s synchronous price in dollars per 1M input and output tokens: none for a local judge, `judge_price` where given, else the table's (None: unknown)."
-    return (0.0, 0.0) if spec.local else tuple(judging.judge_price) if judging.judge_price else lookup(PRICES, spec.model)
-
-def judging_cost(calls:int, # judge calls
-                 spec:JudgeSpec, # the judge: its price, and whether it reasons (longer replies)
-                 judging:JudgeSettings|None=None, # its judge_price, and batch (the Batch API: half the price)
-                 input_tokens:int|None=None, # the calls' input tokens (default: the usual call's each)
-                 output_tokens:int|None=None, # their output tokens (default: the usual call's each, `REASONING_CALL_TOKENS` for a reasoning judge)
-                ) -> dict:
-    "The cost estimate every estimate goes through (the dry run's, a run's, the panel's menu): {calls, input_tokens, output_tokens, cost_usd} at the price paid (None: unknown)."
-    j = judging or JudgeSettings()
-    tin = calls*USUAL_CALL_TOKENS[0] if input_tokens is None else input_tokens
-    tout = calls*(REASONING_CALL_TOKENS if spec.reasoning else USUAL_CALL_TOKENS[1]) if output_tokens is None else output_tokens
-    price = judge_price(spec, j)
-    return dict(calls=calls, input_tokens=tin, output_tokens=tout, cost_usd=tokens_cost(batch_price(price) if j.batch else price, tin, tout))
-
 def run_estimate(questions:list, # the questions the run asks
                  models:int, # how many models it judges
                  judging:JudgeSettings, # the judging: mode, judge_samples, batch, judge_price
