@@ -5,7 +5,7 @@ nbs/sidebar.yml lists every notebook, index first, then in file order (the readi
 
 Public names: the functions and classes in each module's `__all__`, and the methods its notebook adds to
 public classes with `@patch` (nbdev documents those too). A parameter counts as documented by a docment (a trailing comment) or
-by a `Param(help, ...)` annotation, which the command-line flags are built from. Docments are read from the
+by a `Flag(help, ...)` annotation (mtbench.settings.Flag), which the command-line flags are built from. Docments are read from the
 library itself, because nbdev cannot show the field comments of dataclasses defined in a notebook.
 
 Usage, from the repository root after `nbdev_proc_nbs`: `python .ci/check_api_docs.py`; exits 1 on a gap.
@@ -13,7 +13,6 @@ Usage, from the repository root after `nbdev_proc_nbs`: `python .ci/check_api_do
 import ast, importlib, inspect, json, re, sys
 from pathlib import Path
 from fastcore.docments import docments
-from fastcore.script import Param
 from nbdev.config import get_config
 from nbdev.doclinks import nbglob
 
@@ -49,7 +48,7 @@ def problems(obj, name, md):
     if not inspect.getdoc(obj) or not re.search(r'^\*\S', md, re.M): res.append('no docstring')
     try: dm = docments(obj, full=True, eval_str=True)
     except Exception as e: return res + [f'docments unreadable: {e}']
-    undoc = [k for k, v in dm.items() if k not in _SKIP and not v.get('docment') and not isinstance(v.get('anno'), Param)
+    undoc = [k for k, v in dm.items() if k not in _SKIP and not v.get('docment') and not hasattr(v.get('anno'), 'with_default')
              and v.get('kind') not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
     if undoc: res.append('parameters without docments: ' + ', '.join(undoc))
     return res

@@ -48,7 +48,12 @@ def _repeat_notes(js, dedupe, folder=False) -> list:
     return notes
 
 # %% ../nbs/06d_notes.ipynb #e2b17a21
-def judgment_notes(js, scores, pairwise, dedupe, folder=False) -> list:
+def judgment_notes(js:dict, # single and pair judgments, as `load_judgments` returns them (the first sample of each)
+                   scores, # the long table of `single_scores`
+                   pairwise, # the table of `pairwise_rates`
+                   dedupe:bool, # whether repeated lines count once (the last)
+                   folder:bool=False, # whether the judgments are a run folder's (its repeats are superseded judgments)
+                  ) -> list:
     "The notes on the judgments: failures, scores read from logits, repeated or superseded lines, dropped pair lines."
     dropped = [f"{r.model} (judge {r.judge}): {r.dropped} pair line(s) with an errored game are left out, as FastChat does"
                for r in pairwise[pairwise.dropped > 0].itertuples()]
@@ -84,4 +89,8 @@ def _thinking_notes(output_dir, model_list=None) -> list:
     return notes
 
 # %% ../nbs/06d_notes.ipynb #bd16d4ec
-def run_notes(output_dir, model_list=None) -> list: return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list)
+def run_notes(output_dir, # the run folder (None: a judgment file alone, no notes)
+              model_list:list|None=None, # only these models
+             ) -> list:
+    "What the run folder knows that the judgments do not: answers asked off the protocol (run.json), answers that thought."
+    return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list)
