@@ -563,7 +563,7 @@ def _confirm(self:RunnerPanel, est:dict, # the run's estimate (calls and cost_us
     "Show the estimate; above `ASK_ABOVE_USD` (unless that much was confirmed) offer the button that confirms it, and stop the run."
     from mtbench.judging import cost_question
     cost = 'at a price nobody knows' if est['cost_usd'] is None else f"about ${est['cost_usd']:,.2f}"
-    if self.last_progress: self.last_progress.say(f"judging: {est['calls']:,} calls, {cost} (the estimate)")
+    log.info(f"judging: {est['calls']:,} calls, {cost} (the estimate)") # to the panel's output area, as the run's log
     what = cost_question(est)
     if what is None or (self.confirmed is not None and est['cost_usd'] <= self.confirmed): return
     self.asked, self.confirm_button.description = est['cost_usd'], f"Pay about ${est['cost_usd']:,.2f} and run"
