@@ -16,10 +16,10 @@ from .cache import JudgeCache # judge replies kept across runs (--cache)
 from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
-from .judge import ERROR_OUTPUT, Reply, make_record, plan_judgments, sample_tasks, tokens_cost
+from .judge import ERROR_OUTPUT, make_record, plan_judgments, sample_tasks, tokens_cost
 from .rubric import rubric_tasks
 from .judges import DEFAULT_API_JUDGE, MAX_TOKENS, JudgeSpec, PRICES, lookup, resolve_judge, estimate_tokens
-from .api_judge import run_api
+from .api_judge import run_api, cached_reply
 from .local_judge import run_local
 
 # %% auto #0
@@ -240,9 +240,9 @@ def _from_cache(job:_Job) -> _Job:
     "`job` without the judgments whose every call is in the judge cache: those are recorded from it (before a batch is packed)."
     spec, left, job.from_cache, job.saved_usd = job.spec, [], 0, 0.0
     for t in job.todo:
-        hits = [job.cache.get(spec.reply_key(spec.request(m))) for m in t.messages]
+        hits = [cached_reply(job.cache, spec, m) for m in t.messages] # a row another mtbench version wrote is a miss
         if not all(hits): left.append(t); continue
-        rec = job.out.append(make_record(t, spec, [Reply(**h, cached=True) for h in hits], job.price))
+        rec = job.out.append(make_record(t, spec, hits, job.price))
         job.from_cache += 1; job.saved_usd += rec.extra.get('saved_usd') or 0
     job.todo = left
     return job
