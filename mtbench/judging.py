@@ -16,7 +16,7 @@ from .cache import JudgeCache # judge replies kept across runs (--cache)
 from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_batch_tasks, task_id # OpenAI's Batch API (batch=True)
-from .judge import ERROR_OUTPUT, make_record, plan_judgments, sample_tasks, tokens_cost
+from .judge import ERROR_OUTPUT, Reply, make_record, plan_judgments, sample_tasks, tokens_cost
 from .rubric import rubric_tasks
 from .judges import DEFAULT_API_JUDGE, MAX_TOKENS, JudgeSpec, PRICES, lookup, resolve_judge, estimate_tokens
 from .api_judge import run_api, cached_reply

@@ -9,7 +9,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'small_disk',
+__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'small_disk', 'full_cache',
            'FakeBatchServer', 'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium', 'demo_run']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
@@ -275,11 +275,36 @@ def small_disk(kb:int=64, # its size in kilobytes
     import subprocess, tempfile
     d = tempfile.mkdtemp(prefix='mtbench-small-disk-')
     opts = f"size={kb}k" + (',ro' if read_only else '')
-    ok = subprocess.run(['mount', '-t', 'tmpfs', '-o', opts, 'tmpfs', d], capture_output=True).returncode == 0
-    try: yield Path(d) if ok else None
+    def run(*cmd): # as root, else through sudo where it asks no password (a CI runner's)
+        for pre in ([], ['sudo', '-n']):
+            try:
+                if subprocess.run(pre + list(cmd), capture_output=True).returncode == 0: return pre
+            except OSError: pass # no sudo here
+    pre = run('mount', '-t', 'tmpfs', '-o', opts, 'tmpfs', d)
+    if pre is not None and not read_only and pre: run('chmod', '777', d) # mounted by sudo: writable by this user
+    try: yield Path(d) if pre is not None else None
     finally:
-        if ok: subprocess.run(['umount', '-l', d], capture_output=True)
+        if pre is not None: subprocess.run(pre + ['umount', '-l', d], capture_output=True)
         with contextlib.suppress(OSError): Path(d).rmdir()
+
+# %% ../nbs/00f_testing.ipynb #724657c6
+class _FullDisk:
+    "A SQLite connection on a disk with no room left: reads go through, a write fails as SQLite's own does then."
+    def __init__(self, db): self._db = db
+    def execute(self, sql, *args):
+        if sql.lstrip().split()[0].upper() in ('INSERT', 'UPDATE', 'DELETE', 'REPLACE'):
+            import sqlite3; raise sqlite3.OperationalError('database or disk is full')
+        return self._db.execute(sql, *args)
+    def __getattr__(self, k): return getattr(self._db, k)
+
+def full_cache(mode:str='use', # the cache mode
+               path=None, # its file (default: the usual one)
+              ):
+    "A `mtbench.cache.JudgeCache` whose disk is full: lookups work, every write raises SQLite's `database or disk is full`."
+    from mtbench.cache import JudgeCache
+    c = JudgeCache(mode, path)
+    c.db = lambda: _FullDisk(JudgeCache.db(c))
+    return c
 
 # %% ../nbs/00f_testing.ipynb #aec867c0
 BATCH_STAGES = ['validating', 'in_progress', 'finalizing', 'completed'] # a batch's statuses on its way to completed
