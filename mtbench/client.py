@@ -12,8 +12,8 @@ from .runfolder import redact_url, redact, secret_env, key_like
 
 # %% auto #0
 __all__ = ['run_sync', 'BadReply', 'CallFailed', 'Unsent', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind',
-           'openai_errors', 'connect_failure', 'retry_after', 'Caller', 'describe_error', 'complete_chat',
-           'check_endpoints', 'Terminated', 'GracefulStop']
+           'openai_errors', 'connect_failure', 'retry_after', 'Caller', 'describe_error', 'failure_reason',
+           'complete_chat', 'check_endpoints', 'Terminated', 'GracefulStop']
 
 # %% ../nbs/02b_client.ipynb #13be7711
 def run_sync(coro, # a coroutine
@@ -146,7 +146,7 @@ def _note(self:Caller, rs):
     self.retried += 1
     if time.monotonic() - self.last_said > 15:
         self.last_said = time.monotonic()
-        log.warning(f"{self.where}: retrying calls ({self.retried} retried so far; the last: {_why(e, self.policy)})")
+        log.warning(f"{self.where}: retrying calls ({self.retried} retried so far; the last: {failure_reason(e, self.policy)})")
 
 @patch
 async def _sleep(self:Caller, seconds:float, halt=None):
@@ -161,7 +161,9 @@ def describe_error(e, # the exception a call raised
     msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
     return redact(' '.join(msg.split()))[:300] # every key read (whatever its prefix), key-like words, URL credentials
 
-def _why(e:BaseException, policy:CallPolicy) -> str:
+def failure_reason(e:BaseException, # what a try of a call raised
+                   policy:CallPolicy, # the policy it was made under (its timeout)
+                  ) -> str:
     "A short reason for a failed try, keys masked."
     if failure_kind(e) == 'timeout': return f"no reply within {policy.timeout:g} s" + (" (nothing heard for that long)" if policy.stream else '')
     if (why := connect_failure(e)): return f"nothing answers there ({why})"
@@ -197,7 +199,7 @@ async def call(self:Caller, make, # () -> the coroutine of one request
         if (f := self.fatal and self.fatal(e)): raise f from None
         if isinstance(e, MTBenchError): raise
         if (why := connect_failure(e)): raise MTBenchError(f"{self.where}: nothing answers there ({why}): start the server, or correct its URL") from None
-        (f := CallFailed(_why(e, self.policy))).last = e
+        (f := CallFailed(failure_reason(e, self.policy))).last = e
         raise f from None
     return r, text, dt
 

@@ -4,15 +4,15 @@
 
 # %% ../nbs/02f_servers.ipynb #9d99fc29
 from __future__ import annotations
-import asyncio, time
+import asyncio, time, urllib.parse
 from dataclasses import dataclass
 from fastcore.basics import patch
 from .data import MTBenchError, log
-from .client import Caller, CallPolicy, Unsent, connect_failure, failure_kind, _why
+from .client import Caller, CallPolicy, Unsent, connect_failure, failure_kind, failure_reason
 from .runfolder import redact_url
 
 # %% auto #0
-__all__ = ['url_list', 'server_failure', 'Server', 'ServerPool']
+__all__ = ['url_list', 'url_problem', 'server_failure', 'Server', 'ServerPool']
 
 # %% ../nbs/02f_servers.ipynb #1fbd1ee3
 def url_list(urls, # None, one URL, several space-separated, or a list of them
@@ -20,6 +20,16 @@ def url_list(urls, # None, one URL, several space-separated, or a list of them
     "The URLs as a list of strings, trailing slashes dropped."
     if not urls: return []
     return [u.rstrip('/') for u in (urls.split() if isinstance(urls, str) else [w for x in urls for w in str(x).split()])]
+
+# %% ../nbs/02f_servers.ipynb #4414b18a
+def url_problem(url:str, # a server's URL, as given
+               ) -> str|None:
+    "What is wrong with `url` as an OpenAI-compatible server's URL (a few words), or None: http(s)://HOST[:PORT][/PATH]."
+    p = urllib.parse.urlsplit(url.strip())
+    if p.scheme.lower() not in ('http', 'https') or not p.hostname: return 'not an http(s) URL'
+    try: port = p.port
+    except ValueError: port = 0
+    return 'its port is not a number from 1 to 65535' if port == 0 else None
 
 # %% ../nbs/02f_servers.ipynb #6068845a
 def server_failure(e:BaseException|None, # what the last try of a call raised
@@ -100,7 +110,7 @@ def _set_aside(self:ServerPool, s:Server, e:BaseException|None):
         self.dead = MTBenchError(f"nothing answers at any of the {len(self.servers)} servers ({'; '.join(f'{x.where}: {x.unreachable}' for x in self.servers)}): "
                                  "start them, or correct their URLs")
     if not up: return
-    why = (f"nothing answers there ({connect_failure(e)})" if connect_failure(e) else f"{failure_kind(e)} ({_why(e, s.caller.policy)})") if e else 'stalled'
+    why = (f"nothing answers there ({connect_failure(e)})" if connect_failure(e) else f"{failure_kind(e)} ({failure_reason(e, s.caller.policy)})") if e else 'stalled'
     log.warning(f"{s.where} failed a call: {why}; set aside for {self.cooldown:g} s, its calls go to the other servers")
 
 # %% ../nbs/02f_servers.ipynb #02c08a58
