@@ -65,7 +65,9 @@ def db(self:JudgeCache) -> sqlite3.Connection:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None) # autocommit: one statement, one transaction
             db.execute('PRAGMA journal_mode=WAL'); db.execute('PRAGMA synchronous=NORMAL'); db.execute(_SCHEMA)
-        except (sqlite3.Error, OSError) as e: raise MTBenchError(f"{self.path}: the judge cache cannot be opened ({_reason(e)}); {CACHE_FIX}") from None
+        except (sqlite3.Error, OSError) as e:
+            (err := MTBenchError(f"{self.path}: the judge cache cannot be opened ({_reason(e)}); {CACHE_FIX}")).reason = f"it cannot be opened ({_reason(e)})"
+            raise err from None
         self._db = db
     return self._db
 
@@ -88,7 +90,7 @@ def _leave(self:JudgeCache, e:BaseException):
         if self.broken is not None: return
         self.broken, self.mode = _reason(e), 'off'
     with contextlib.suppress(Exception): self.close()
-    log.warning(f"judge cache {self.path}: {str(e) if isinstance(e, MTBenchError) else _reason(e)}; judging goes on without it "
+    log.warning(f"judge cache {self.path}: {getattr(e, 'reason', None) or _reason(e)}; judging goes on without it "
                 f"(every judgment is still written to the run folder first): {CACHE_FIX}")
 
 # %% ../nbs/02e_cache.ipynb #554c39bb
