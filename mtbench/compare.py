@@ -111,7 +111,7 @@ def paired_bootstrap(d, # differences, shape (questions, turns): NaN where there
     return float(ci.low), float(ci.high)
 
 # %% ../nbs/06a_compare.ipynb #6c3a77c8
-def judge_share(var_a, # per cell: the variance of the model's K scores (NaN where K is 1), shape (..., questions, turns)
+def judge_share(var_a, # per cell: the variance of the model's scores drawn alike, samples 2..K (NaN with fewer than two), shape (..., questions, turns)
                 k_a, # per cell: its K (0 or NaN where not judged)
                 var_b, # the same for the baseline
                 k_b, # and its K
@@ -120,7 +120,7 @@ def judge_share(var_a, # per cell: the variance of the model's K scores (NaN whe
     "The most samples a cell has, the judge's share of Var(mean difference), and the SE with one judgment per cell and with no judge noise."
     import numpy as np
     va, vb, ka, kb = (np.asarray(x, float) for x in (var_a, var_b, np.nan_to_num(k_a), np.nan_to_num(k_b)))
-    both, known = (ka > 0) & (kb > 0), (ka > 1) & (kb > 1)
+    both, known = (ka > 0) & (kb > 0), (ka > 1) & (kb > 1) & ~np.isnan(va) & ~np.isnan(vb)
     n = both.sum((-2, -1))
     with np.errstate(invalid='ignore', divide='ignore'):
         now, one = (np.where(known, x, 0).sum((-2, -1))/known.sum((-2, -1))/n for x in (va/ka + vb/kb, va + vb)) # NaN without samples
@@ -228,10 +228,14 @@ def _models(d, model_list) -> list:
 
 # %% ../nbs/06a_compare.ipynb #4720646d
 def _judge_cells(g, model_list) -> tuple:
-    "One judge's live judgments `g`: (its models in order, each model's cells, (questions, turns))."
+    "One judge's live judgments `g`: (its models in order, each model's cells: the mean of all samples, the variance of those drawn alike, the count; (questions, turns))."
     qids, turns = sorted(g.question_id.unique()), sorted(g.turn.unique())
     ok, models = g[g.score != -1], _models(g, model_list)
-    return models, {m: score_cells(ok[ok.model == m], qids, turns) for m in models}, (qids, turns)
+    alike = ok[ok['sample'] > 1] if 'sample' in ok else ok.iloc[:0] # samples 2..K, drawn at one temperature; sample 1 is the greedy judgment
+    def cells(m):
+        (mean, _, k), (_, var, _) = score_cells(ok[ok.model == m], qids, turns), score_cells(alike[alike.model == m], qids, turns)
+        return mean, var, k
+    return models, {m: cells(m) for m in models}, (qids, turns)
 
 # %% ../nbs/06a_compare.ipynb #f55be698
 def compare_scores(df, # single judgments, as `mtbench.analysis` reads them: judge, model, question_id, turn, score (and sample)
