@@ -11,14 +11,14 @@ from aiolimiter import AsyncLimiter
 from .errors import MTBenchError
 from .settings import JudgeSettings
 from .runfolder import redact_url, secret_env
-from .client import Caller, CallPolicy, CallFailed, GracefulStop, is_quota, connect_failure
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, Unsent, is_quota, connect_failure
 from .cache import JudgeCache
 from .servers import ServerPool # several servers for one judge
 from .judge import ERROR_OUTPUT, Reply, make_record, rating_match
 from .judges import JudgeSpec, RATE_LIMITS, lookup, estimate_tokens
 
 # %% auto #0
-__all__ = ['RateGate', 'judge_caller', 'judge_pool', 'run_api']
+__all__ = ['REPLY_FIELDS', 'RateGate', 'judge_caller', 'judge_pool', 'cached_reply', 'keep_reply', 'run_api']
 
 # %% ../nbs/04c_api_judge.ipynb #222e6113
 class _Limiter(AsyncLimiter):
@@ -31,7 +31,7 @@ class _Limiter(AsyncLimiter):
 # %% ../nbs/04c_api_judge.ipynb #8825b5f4
 class RateGate:
     "Paces calls evenly under requests- and tokens-per-minute limits, and slows down when the server answers 429."
-    def __init__(self, rpm:float|None=None, # requests per minute; None: no limit
+    def __init__(self, rpm:float|None=None, # requests per minute; None: no limit until a 429 gives one
                  tpm:float|None=None, # tokens per minute; None: no limit
                  margin:float=0.98, # aim this fraction of the limits
                  burst_s:float=5.0, # the tokens bucket holds this many seconds of tokens
@@ -39,12 +39,16 @@ class RateGate:
         self.rpm, self.tpm, self.margin, self.factor, self.last_cut, self.cuts = rpm, tpm, margin, 1.0, -math.inf, 0
         self._req = _Limiter(1, 60/(rpm*margin)) if rpm else None
         self._tok = _Limiter(max(tpm/60*burst_s, 1), burst_s/margin) if tpm else None
+        self.closed_until, self.learned = 0.0, False # no request before then (a 429's Retry-After); learned: the pace came from 429s
 
     async def acquire(self, tokens:float=0, # the request's estimated tokens (input and output)
                      ):
-        "Wait until one request of about `tokens` tokens may go."
+        "Wait until one request of about `tokens` tokens may go: the gate open, the buckets allowing."
         if self._tok: await self._tok.acquire(min(tokens, self._tok.max_rate))
-        if self._req: await self._req.acquire()
+        while True:
+            while (wait := self.closed_until - time.monotonic()) > 0: await asyncio.sleep(wait)
+            if self._req: await self._req.acquire()
+            if time.monotonic() >= self.closed_until: return # else a 429 closed it meanwhile: queue again, so the waiting do not all go at once
 
 # %% ../nbs/04c_api_judge.ipynb #1874ce1c
 @patch
@@ -55,11 +59,16 @@ def _set(self:RateGate, factor):
 
 # %% ../nbs/04c_api_judge.ipynb #7d656408
 @patch
-def on_429(self:RateGate):
-    "A request was refused for its rate: slow down (at most once per 2 seconds)."
+def on_429(self:RateGate, retry_after:float|None=None, # seconds the server asked to wait (`mtbench.client.retry_after`), if it said
+          ):
+    "A request was refused for its rate: close the gate for `retry_after` s, and slow down (at most once per 2 seconds); the first 429 without a limit sets one."
     now = time.monotonic()
+    if retry_after: self.closed_until = max(self.closed_until, now + min(retry_after, 120))
     if now - self.last_cut < 2: return
     self.last_cut, self.cuts = now, self.cuts + 1
+    if self.rpm is None: # no limit given: the server's word sets the pace, one request per Retry-After
+        self.rpm, self.learned = 60/max(retry_after or 1.0, 0.05)/self.margin, True
+        self._req = _Limiter(1, 60/(self.rpm*self.margin)); return
     self._set(max(self.factor*0.85, 0.05))
 
 # %% ../nbs/04c_api_judge.ipynb #dace00f7
@@ -127,27 +136,51 @@ def judge_pool(spec:JudgeSpec, # the judge: its servers (`servers`, else `base_u
     callers = [caller] if caller and len(urls) == 1 else [judge_caller(replace(spec, base_url=u), gate(), judging.judge_timeout) for u in urls]
     return ServerPool(list(zip(urls, callers)), key, judging.judge_concurrency or 32)
 
+# %% ../nbs/04c_api_judge.ipynb #730257f7
+REPLY_FIELDS = {'text', 'prompt_tokens', 'completion_tokens', 'expected'} # what the judge cache keeps of a reply; a row with another field is another version's
+
+def cached_reply(cache:JudgeCache|None, # the judge cache, or None
+                 spec:JudgeSpec, # the judge
+                 messages:list, # the chat messages of one game
+                ) -> Reply|None:
+    "The reply to `messages` from `cache` (marked cached), or None: a miss, or a row this version cannot read."
+    hit = cache.get(spec.reply_key(spec.request(messages)), REPLY_FIELDS) if cache is not None else None
+    return Reply(**hit, cached=True) if hit else None
+
+def keep_reply(cache:JudgeCache|None, # the judge cache, or None
+               spec:JudgeSpec, # the judge
+               messages:list, # the chat messages of one game
+               r:Reply, # its reply
+              ):
+    "Keep a reply paid for now in `cache` (one from the cache, or a failed call, never); called once its judgment is on disk."
+    if cache is None or r.cached or r.error or r.text == ERROR_OUTPUT: return
+    cache.put(spec.reply_key(spec.request(messages)), spec.name, dict(text=r.text, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, expected=r.expected))
+
+# %% ../nbs/04c_api_judge.ipynb #b14a8472
 async def _chat(pool:ServerPool, spec, messages, est_tokens, cache:JudgeCache|None=None) -> Reply:
-    "One judge call on `pool`'s least busy server, or its reply from `cache`; a call that gave nothing usable is a `Reply` with its error (never cached)."
+    "One judge call on `pool`'s least busy server, or its reply from `cache`; a call that gave nothing usable is a `Reply` with its error."
+    if (hit := cached_reply(cache, spec, messages)): return hit
     body = spec.request(messages)
-    key = spec.reply_key(body) if cache else None
-    if key and (hit := cache.get(key)): return Reply(**hit, cached=True)
     try: r, text, dt = await pool.call(lambda s: s.caller.chat(s.client, **body), est_tokens) # streamed where served so
     except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
     u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
-    reply = Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
-                  _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
-    if key and text != ERROR_OUTPUT: cache.put(key, spec.name, dict(text=text, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens, expected=reply.expected))
-    return reply
+    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
+                 _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
 
 # %% ../nbs/04c_api_judge.ipynb #e833e1c9
 async def _judge_one(task, job, caller, halt, stats, progress):
-    "One judgment: its games' calls, then its record appended; counted in flight until it lands."
+    "One judgment: its games' calls, then its record appended, then its replies kept in the cache; counted in flight until it lands."
     halt.in_flight += 1
-    try: replies = await asyncio.gather(*[_chat(caller, job.spec, m, estimate_tokens(m) + job.est_out, job.cache) for m in task.messages])
-    except _Unsent: return # the run stopped before its calls went out: nothing recorded, a rerun judges it
+    msgs = task.messages
+    try: replies = await asyncio.gather(*[_chat(caller, job.spec, m, estimate_tokens(m) + job.est_out, job.cache) for m in msgs], return_exceptions=True)
     finally: halt.in_flight -= 1
+    if (e := next((r for r in replies if isinstance(r, BaseException)), None)) is not None:
+        for m, r in zip(msgs, replies): # a game that landed while the other was not sent: kept, so the rerun pays only for the other
+            if isinstance(r, Reply): keep_reply(job.cache, job.spec, m, r)
+        if isinstance(e, Unsent): return # the run stopped before its calls went out: nothing recorded, a rerun judges it
+        raise e
     rec = job.out.append(make_record(task, job.spec, replies, job.price))
+    for m, r in zip(msgs, replies): keep_reply(job.cache, job.spec, m, r) # the judgment is on disk first: the cache can never cost one
     halt.landed += halt.no_new
     stats['calls'] += sum(not r.cached for r in replies); stats['failed'] += 'error' in rec.extra
     if rec.extra.get('cached'): stats['cached'] += 1; stats['saved_usd'] += rec.extra['saved_usd'] or 0
@@ -158,8 +191,6 @@ async def _judge_one(task, job, caller, halt, stats, progress):
         progress.update(1)
 
 # %% ../nbs/04c_api_judge.ipynb #9f0e1a01
-class _Unsent(Exception): "A call never sent: the run began to stop while it waited for the first call's proof."
-
 class _Proven:
     "`pool`'s calls, its first one proven: every server lists `model` (then all go at once), else that call goes alone and the others wait for it."
     def __init__(self, pool:ServerPool, model:str, halt:GracefulStop):
@@ -168,10 +199,10 @@ class _Proven:
         if not self.open:
             async with self.lock:
                 if self.stop is not None: raise self.stop # the lone call stopped the run: nothing more is sent
-                if self.halt.no_new: raise _Unsent() # the run is stopping: a call that waited is not sent
+                if self.halt.no_new: raise Unsent(self.halt.why) # the run is stopping: a call that waited is not sent
                 if not self.open and not await self.pool.serves(self.model):
                     try: return await self.pool.call(make, est_tokens)
-                    except CallFailed: raise # a failed judgment, recorded as such: the run goes on
+                    except (CallFailed, Unsent): raise # a failed judgment, recorded as such (or one not sent): the run goes on
                     except BaseException as e: self.stop = e; raise
                     finally: self.open = self.stop is None
                 self.open = True
@@ -186,6 +217,7 @@ async def run_api(job, # the judging job: its tasks to do, judge, record file, p
     "Make the API judge's judgments, `judge_concurrency` at a time, each appended to disk as it lands; their counts, calls per server and the pace's cuts."
     spec, out = job.spec, job.out
     pool = caller if isinstance(caller, ServerPool) else judge_pool(spec, job.judging, caller)
+    pool.halt = halt # a stop cuts short what waits to be sent (a Retry-After, the pacing): nothing new is sent, what was sent lands
     stats, todo = {'calls': 0, 'failed': 0, 'cached': 0, 'saved_usd': 0.0}, iter(job.todo)
     async def worker(calls):
         for task in todo:

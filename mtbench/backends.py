@@ -516,7 +516,8 @@ class EndpointBackend(Backend):
         self.concurrency, self.timeout, self.max_retries, self.halt = concurrency, timeout, max_retries, GracefulStop()
         self.model_id = file_stem(model_id or str(model).rstrip('/').split('/')[-1]) # the answer file's name, by the one rule
         self.batch_size = 4*concurrency # conversations per wave: keeps the server busy between waves
-        self.caller = Caller(self.base_url, CallPolicy(timeout=timeout, attempts=max_retries+1), fatal=lambda e: self._fatal(e))
+        self.caller = Caller(self.base_url, CallPolicy(timeout=timeout, attempts=max_retries+1, empty_ok=True), # an empty reply is the model's answer
+                             fatal=lambda e: self._fatal(e))
 
     def __repr__(self): return f"EndpointBackend({self.model!r} at {redact_url(self.base_url)}, concurrency {self.concurrency})"
 

@@ -301,9 +301,10 @@ def record(self:BatchRun, tid:str, # the judgment's id
     "Write the judgment's record as synchronous judging does, priced at the batch price and marked so."
     rec = self.make_record(self.tasks[tid], self.spec, replies, self.price)
     rec.extra.update(batch_id=b['id'], cost_basis='batch: half the synchronous price', **({'judge_params': params} if params else {}))
+    self.job.out.append(rec) # on disk first: the cache (below) can never cost a judgment
     if getattr(self.job, 'cache', None) is not None and params is None: self.keep(tid, replies) # sent as the judge asks now: found again by any run
     for c in [c for c in self.ledger.kept if task_of(c) == tid]: del self.ledger.kept[c]
-    self.job.out.append(rec); del self.tasks[tid]
+    del self.tasks[tid]
     self.stats['calls'] += len(replies); self.stats['failed'] += 'error' in rec.extra
     if self.bar is not None: self.bar.update(1)
 

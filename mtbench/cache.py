@@ -4,7 +4,7 @@
 
 # %% ../nbs/02e_cache.ipynb #bb3f4bf6
 from __future__ import annotations
-import hashlib, json, os, sqlite3, threading, time, urllib.parse
+import contextlib, hashlib, json, math, os, sqlite3, threading, time, urllib.parse
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import MTBenchError, log
@@ -12,7 +12,7 @@ from .pins import cache_dir
 from .settings import CACHE_MODES
 
 # %% auto #0
-__all__ = ['CACHE_FILE', 'OPENAI_URL', 'server_identity', 'cache_key', 'JudgeCache', 'format_cache', 'cache_cli']
+__all__ = ['CACHE_FILE', 'OPENAI_URL', 'CACHE_FIX', 'server_identity', 'cache_key', 'JudgeCache', 'format_cache', 'cache_cli']
 
 # %% ../nbs/02e_cache.ipynb #f29be80f
 CACHE_FILE = 'judge_cache.sqlite' # in mtbench's cache folder (`mtbench.pins.cache_dir`, beside the downloaded data)
@@ -51,22 +51,30 @@ class JudgeCache:
                 ):
         if mode not in CACHE_MODES: raise MTBenchError(f"--cache {mode}: choose use, refresh or off")
         self.mode, self.path = mode, Path(path) if path else cache_dir()/CACHE_FILE
-        self.hits = self.misses = self.stored = 0
-        self._db, self._lock = None, threading.Lock()
+        self.hits = self.misses = self.stored = self.foreign = 0 # foreign: rows another mtbench version wrote, read as misses
+        self._db, self._lock, self.broken = None, threading.Lock(), None # broken: why the cache was left for this run (then its mode is off)
     def __repr__(self): return f"JudgeCache({self.mode}, {self.path}: {self.hits} hits, {self.misses} misses, {self.stored} stored)"
 
 # %% ../nbs/02e_cache.ipynb #1c056a1d
+CACHE_FIX = 'set MTBENCH_CACHE_DIR to a folder with room that you may write, or pass --cache off' # what to do when the cache cannot be used
+
 @patch
 def db(self:JudgeCache) -> sqlite3.Connection:
-    "The connection, opened (and the file made) on first use, in WAL mode."
+    "The connection, opened (and the file made) on first use, in WAL mode; one line saying what to do when it cannot be."
     if self._db is None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None) # autocommit: one statement, one transaction
             db.execute('PRAGMA journal_mode=WAL'); db.execute('PRAGMA synchronous=NORMAL'); db.execute(_SCHEMA)
-        except sqlite3.Error as e: raise MTBenchError(f"{self.path}: the judge cache cannot be opened ({e}); delete it, or run with --cache off") from None
+        except (sqlite3.Error, OSError) as e:
+            (err := MTBenchError(f"{self.path}: the judge cache cannot be opened ({_reason(e)}); {CACHE_FIX}")).reason = f"it cannot be opened ({_reason(e)})"
+            raise err from None
         self._db = db
     return self._db
+
+def _reason(e:BaseException) -> str:
+    "Why, in a few words: 'database or disk is full' (SQLite's), 'Read-only file system: /path' (the system's)."
+    return f"{e.strerror}: {e.filename}" if getattr(e, 'strerror', None) and getattr(e, 'filename', None) else getattr(e, 'strerror', None) or str(e)
 
 @patch
 def close(self:JudgeCache):
@@ -74,29 +82,57 @@ def close(self:JudgeCache):
     if self._db is not None: self._db.close(); self._db = None
 
 # %% ../nbs/02e_cache.ipynb #813d3b29
+_TROUBLE = (sqlite3.Error, OSError, MTBenchError) # a disk full or read-only, a file broken or locked too long: the cache is left, the run goes on
+
+@patch
+def _leave(self:JudgeCache, e:BaseException):
+    "Stop using the cache for this run (its mode becomes off), saying why once; the judging goes on."
+    with self._lock:
+        if self.broken is not None: return
+        self.broken, self.mode = _reason(e), 'off'
+    with contextlib.suppress(Exception): self.close()
+    log.warning(f"judge cache {self.path}: {getattr(e, 'reason', None) or _reason(e)}; judging goes on without it "
+                f"(every judgment is still written to the run folder first): {CACHE_FIX}")
+
+# %% ../nbs/02e_cache.ipynb #554c39bb
 @patch
 def get(self:JudgeCache, key:str, # a `cache_key`
+        fields:set|None=None, # the fields a reply may have (None: any); a row with another field is a miss (another version wrote it)
        ) -> dict|None:
-    "The reply kept under `key` (its hit counted), or None: a miss, or the mode is not use."
+    "The reply kept under `key` (its hit counted), or None: a miss, a row another mtbench version wrote, the mode is not use, or the cache failed."
     if self.mode != 'use': return None
-    with self._lock:
-        row = self.db().execute('SELECT value FROM replies WHERE key=?', (key,)).fetchone()
-        if row: self.db().execute('UPDATE replies SET hits=hits+1, used=? WHERE key=?', (time.time(), key))
-    if row is None: self.misses += 1; return None
+    try:
+        with self._lock: row = self.db().execute('SELECT value FROM replies WHERE key=?', (key,)).fetchone()
+        d = _value(row[0], fields) if row else None
+        if row and d is None: self.foreign += 1
+        if d is None: self.misses += 1; return None
+        with self._lock: self.db().execute('UPDATE replies SET hits=hits+1, used=? WHERE key=?', (time.time(), key))
+    except _TROUBLE as e: self._leave(e); return None
     self.hits += 1
-    return json.loads(row[0])
+    return d
 
+def _value(text:str, fields:set|None) -> dict|None:
+    "A row's reply, or None when this version cannot read it: not JSON, not a mapping, no text, or a field not in `fields`."
+    try: d = json.loads(text)
+    except ValueError: return None
+    ok = isinstance(d, dict) and isinstance(d.get('text'), str) and (fields is None or set(d) <= set(fields))
+    return d if ok else None
+
+# %% ../nbs/02e_cache.ipynb #64f7036b
 @patch
 def put(self:JudgeCache, key:str, # a `cache_key`
         judge:str, # the judge's name (what `mtbench cache --clear --judge` matches)
         value:dict, # the reply: its text, tokens, and what else the judge needs
-       ):
-    "Keep `value` under `key` (replacing what was there); nothing with the mode off."
-    if self.mode == 'off': return
+       ) -> bool:
+    "Keep `value` under `key` (replacing what was there); nothing with the mode off; False when the cache failed (it is then left, with one warning)."
+    if self.mode == 'off': return False
     now = time.time()
-    with self._lock: self.db().execute('INSERT OR REPLACE INTO replies (key, judge, created, used, hits, value) VALUES (?, ?, ?, ?, 0, ?)',
-                                       (key, judge, now, now, json.dumps(value, ensure_ascii=False)))
+    try:
+        with self._lock: self.db().execute('INSERT OR REPLACE INTO replies (key, judge, created, used, hits, value) VALUES (?, ?, ?, ?, 0, ?)',
+                                           (key, judge, now, now, json.dumps(value, ensure_ascii=False)))
+    except _TROUBLE as e: self._leave(e); return False
     self.stored += 1
+    return True
 
 # %% ../nbs/02e_cache.ipynb #7fca53ce
 @patch
@@ -139,7 +175,8 @@ def cache_cli(clear:bool=False, # delete entries: all, or those --older-than and
              ):
     "Show the judge cache (its file, size, entries and hits per judge); --clear deletes entries by age or by judge."
     if (older_than is not None or judge) and not clear: raise MTBenchError('--older-than and --judge choose what --clear deletes: add --clear')
-    if older_than is not None and older_than < 0: raise MTBenchError(f'--older-than {older_than:g}: give a number of days, 0 or more')
+    if older_than is not None and not (math.isfinite(older_than) and older_than >= 0): # NaN compares false with everything: refused by name
+        raise MTBenchError(f'--older-than {older_than:g}: give a number of days, 0 or more (e.g. --older-than 30)')
     c = JudgeCache()
     if clear: print(f"deleted {c.clear(older_than, judge):,} entries from {c.path}")
     print(format_cache(c.stats())); c.close()

@@ -11,9 +11,9 @@ from .errors import MTBenchError, log
 from .runfolder import redact_url, redact, secret_env, key_like
 
 # %% auto #0
-__all__ = ['run_sync', 'BadReply', 'CallFailed', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind', 'openai_errors',
-           'connect_failure', 'retry_after', 'Caller', 'describe_error', 'complete_chat', 'check_endpoints',
-           'Terminated', 'GracefulStop']
+__all__ = ['run_sync', 'BadReply', 'CallFailed', 'Unsent', 'reply_text', 'CallPolicy', 'is_quota', 'failure_kind',
+           'openai_errors', 'connect_failure', 'retry_after', 'Caller', 'describe_error', 'failure_reason',
+           'complete_chat', 'check_endpoints', 'Terminated', 'GracefulStop']
 
 # %% ../nbs/02b_client.ipynb #13be7711
 def run_sync(coro, # a coroutine
@@ -26,13 +26,18 @@ def run_sync(coro, # a coroutine
 
 # %% ../nbs/02b_client.ipynb #5a8bffbd
 class BadReply(Exception):
-    "A 200 whose body is not a usable completion (not JSON, HTML, no choices, no message, empty content)."
+    "A 200 whose body is not a usable completion (not JSON, HTML, no choices, no message, empty content where that is not an answer)."
 
 class CallFailed(Exception):
-    "A call that gave nothing usable after its retries; its message says why."
+    "A call that gave nothing usable after its retries; its message says why, `last` is what its last try raised."
+    last = None
+
+class Unsent(Exception):
+    "A call not sent: the run began to stop before it went out (a rerun makes it); nothing was paid for it."
 
 # %% ../nbs/02b_client.ipynb #5c1ee2aa
 def reply_text(r, # what `client.chat.completions.create` (or `completions.create`) returned
+               empty_ok:bool=False, # an empty text is a reply (a model's empty answer); False: unusable (a judge's)
               ) -> str:
     "The reply's text; `BadReply` with the reason when the reply is not a usable completion."
     if isinstance(r, (str, bytes)): raise BadReply(f"a reply that is not a completion ({str(r)[:40].strip()!r}...)")
@@ -43,7 +48,7 @@ def reply_text(r, # what `client.chat.completions.create` (or `completions.creat
     elif getattr(c, 'message', None) is None: raise BadReply('a reply with no message')
     else: text = c.message.content
     if text is None or not str(text).strip():
-        if getattr(getattr(c, 'message', None), 'refusal', None): return ''
+        if empty_ok or getattr(getattr(c, 'message', None), 'refusal', None): return text or ''
         raise BadReply('a reply with empty content')
     return text
 
@@ -57,6 +62,7 @@ class CallPolicy:
     timeout_attempts:int=2 # tries of a call that timed out
     stall_limit:int=3 # timeouts in a row (across calls) after which the server counts as dead and the run stops
     stream:bool=True # read replies as streams where the server sends them (then `timeout` is silence, not the whole reply)
+    empty_ok:bool=False # an empty reply is a reply (a model's empty answer); False: unusable, retried (a judge's)
 
 # %% ../nbs/02b_client.ipynb #5a7aedc9
 def is_quota(e:BaseException, # what a call raised
@@ -127,10 +133,11 @@ class Caller:
 
 # %% ../nbs/02b_client.ipynb #3c7b402b
 @patch
-def _stop(self:Caller, rs) -> bool:
-    "tenacity's stop: each kind of failure has its own number of tries."
-    p, kind = self.policy, failure_kind(rs.outcome.exception())
-    return rs.attempt_number >= {'timeout': p.timeout_attempts, 'bad_reply': p.bad_reply_attempts}.get(kind, p.attempts)
+def _stop(self:Caller, rs, once:bool=False) -> bool:
+    "tenacity's stop: each kind of failure has its own number of tries; with `once` only a 429 is tried again here (the call moves on)."
+    p, e = self.policy, rs.outcome.exception()
+    if once and not isinstance(e, openai_errors('RateLimitError')): return True
+    return rs.attempt_number >= {'timeout': p.timeout_attempts, 'bad_reply': p.bad_reply_attempts}.get(failure_kind(e), p.attempts)
 
 @patch
 def _note(self:Caller, rs):
@@ -139,8 +146,13 @@ def _note(self:Caller, rs):
     self.retried += 1
     if time.monotonic() - self.last_said > 15:
         self.last_said = time.monotonic()
-        log.warning(f"{self.where}: retrying calls ({self.retried} retried so far; the last: {_why(e, self.policy)})")
+        log.warning(f"{self.where}: retrying calls ({self.retried} retried so far; the last: {failure_reason(e, self.policy)})")
 
+@patch
+async def _sleep(self:Caller, seconds:float, halt=None):
+    "tenacity's sleep between tries; with a `GracefulStop` `halt`, cut short when the run begins to stop, and the call not sent again (`Unsent`)."
+    if halt is None: return await asyncio.sleep(seconds)
+    await halt.unless_stopped(asyncio.sleep(seconds))
 
 # %% ../nbs/02b_client.ipynb #60b70b03
 def describe_error(e, # the exception a call raised
@@ -149,7 +161,9 @@ def describe_error(e, # the exception a call raised
     msg = f"{type(e).__name__}" + (f" {e.status_code}" if hasattr(e, 'status_code') else '') + f": {getattr(e, 'message', None) or e}"
     return redact(' '.join(msg.split()))[:300] # every key read (whatever its prefix), key-like words, URL credentials
 
-def _why(e:BaseException, policy:CallPolicy) -> str:
+def failure_reason(e:BaseException, # what a try of a call raised
+                   policy:CallPolicy, # the policy it was made under (its timeout)
+                  ) -> str:
     "A short reason for a failed try, keys masked."
     if failure_kind(e) == 'timeout': return f"no reply within {policy.timeout:g} s" + (" (nothing heard for that long)" if policy.stream else '')
     if (why := connect_failure(e)): return f"nothing answers there ({why})"
@@ -170,41 +184,44 @@ def _count_stall(self:Caller, e:BaseException|None):
 # %% ../nbs/02b_client.ipynb #ec6324e0
 @patch
 async def call(self:Caller, make, # () -> the coroutine of one request
-                est_tokens:float=0, # the request's estimated tokens, for the pacing gate
-               ) -> tuple:
+               est_tokens:float=0, # the request's estimated tokens, for the pacing gate
+               once:bool=False, # one try, unless refused for its rate (429): another server takes the call if this one fails it
+               halt=None, # a `GracefulStop`: once the run begins to stop, a call not yet sent is not sent (`Unsent`), its waits cut short
+              ) -> tuple:
     "(reply, its text, seconds) of one call, retried as the policy says."
     from tenacity import AsyncRetrying, retry_if_exception
     try:
-        async for attempt in AsyncRetrying(retry=retry_if_exception(lambda e: failure_kind(e) is not None), wait=_wait,
-                                           stop=self._stop, before_sleep=self._note, reraise=True):
-            with attempt: r, text, dt = await self._try(make, est_tokens)
+        async for attempt in AsyncRetrying(retry=retry_if_exception(lambda e: failure_kind(e) is not None), wait=_wait, sleep=lambda s: self._sleep(s, halt),
+                                           stop=lambda rs: self._stop(rs, once), before_sleep=self._note, reraise=True):
+            with attempt: r, text, dt = await self._try(make, est_tokens, halt)
+    except Unsent: raise
     except Exception as e:
         if (f := self.fatal and self.fatal(e)): raise f from None
         if isinstance(e, MTBenchError): raise
         if (why := connect_failure(e)): raise MTBenchError(f"{self.where}: nothing answers there ({why}): start the server, or correct its URL") from None
-        raise CallFailed(_why(e, self.policy)) from None
+        (f := CallFailed(failure_reason(e, self.policy))).last = e
+        raise f from None
     return r, text, dt
-
 
 # %% ../nbs/02b_client.ipynb #47cc6906
 @patch
-async def _try(self:Caller, make, est_tokens):
-    "One request: paced, timed, its reply checked."
+async def _try(self:Caller, make, est_tokens, halt=None):
+    "One request: paced, timed, its reply checked; not sent once `halt` says the run is stopping."
     import openai
     if self.stalled >= self.policy.stall_limit: self._count_stall(_STALLED) # the server is dead: no more requests
-    if self.gate: await self.gate.acquire(est_tokens)
+    if self.gate: await (self.gate.acquire(est_tokens) if halt is None else halt.unless_stopped(self.gate.acquire(est_tokens)))
+    if halt is not None and halt.no_new: raise Unsent(halt.why)
     t0 = time.monotonic()
     try: r = await make()
     except openai.RateLimitError as e:
-        if self.gate and not is_quota(e): self.gate.on_429()
+        if self.gate and not is_quota(e): self.gate.on_429(retry_after(e)) # the gate waits what the server asks, for every call
         raise
     except BaseException as e:
         if failure_kind(e) == 'timeout': self._count_stall(e)
         raise
     self._count_stall(None)
     if self.gate: self.gate.on_success()
-    return r, reply_text(r), time.monotonic() - t0
-
+    return r, reply_text(r, self.policy.empty_ok), time.monotonic() - t0
 
 # %% ../nbs/02b_client.ipynb #86e0e6a2
 async def _whole(response) -> object:
@@ -285,6 +302,7 @@ class GracefulStop:
                  grace:float=30, # seconds the calls in flight get to land on disk
                 ):
         self.stop, self.grace, self.no_new, self.why, self.hard, self.in_flight, self.landed = stop, grace, False, None, None, 0, 0
+        self.stopping = None # an asyncio.Event set at the first stop (made by `signals`): what waits to send wakes up to it
 
 # %% ../nbs/02b_client.ipynb #1befad54
 @patch
@@ -293,6 +311,7 @@ def begin(self:GracefulStop, why:str, # 'SIGINT', 'SIGTERM' or 'stop'
     "The first stop: no new calls, a deadline for those in flight; a second one ends them now."
     if self.no_new: return self.hard.set()
     self.no_new, self.why = True, why
+    if self.stopping is not None: self.stopping.set() # the calls waiting to be sent (a Retry-After, the pacing) give up now
     log.warning(f"{why}: no new calls; the {self.in_flight} in flight have {self.grace:g} s to land on disk"
                 + (" (Ctrl-C again to quit now)" if why != 'stop' else ''))
     asyncio.get_running_loop().call_later(self.grace, self.hard.set)
@@ -301,7 +320,7 @@ class _Signals:
     "SIGINT and SIGTERM sent to `halt.begin` for the block (in the main thread; elsewhere only `stop` is watched)."
     def __init__(self, halt): self.halt, self.sigs = halt, []
     def __enter__(self):
-        loop = asyncio.get_running_loop(); self.halt.hard = asyncio.Event()
+        loop = asyncio.get_running_loop(); self.halt.hard, self.halt.stopping = asyncio.Event(), asyncio.Event()
         if threading.current_thread() is threading.main_thread(): self.sigs = [signal.SIGINT, signal.SIGTERM]
         for s in self.sigs: loop.add_signal_handler(s, self.halt.begin, s.name)
         return self.halt
@@ -323,6 +342,18 @@ async def guard(self:GracefulStop, aw, # what to await: the calls
         if self.stop is not None and self.stop.is_set() and not self.no_new: self.begin('stop')
         if self.hard.is_set(): work.cancel(); await asyncio.gather(work, return_exceptions=True); return None
         await asyncio.wait({work}, timeout=0.05)
+    return work.result()
+
+@patch
+async def unless_stopped(self:GracefulStop, aw, # what a call waits on before it is sent: a sleep, the pacing gate
+                        ):
+    "`aw`'s result, unless the run begins to stop first: then `aw` is cancelled and `Unsent` raised (a call waiting to be sent is not sent)."
+    if self.stopping is None: return await aw # outside `signals`: nothing to wake it
+    work, stop = asyncio.ensure_future(aw), asyncio.ensure_future(self.stopping.wait())
+    try: await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException: work.cancel(); raise
+    finally: stop.cancel()
+    if not work.done(): work.cancel(); await asyncio.gather(work, return_exceptions=True); raise Unsent(self.why)
     return work.result()
 
 @patch

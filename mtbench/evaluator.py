@@ -319,7 +319,11 @@ def _fixed_record(self:MTBenchEvaluator, command:str|None) -> dict:
     return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings_record(), versions=library_versions(),
                 data=self.data_files(), questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
                 judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
-                       'params': spec.params, 'score_mode': spec.score_mode})
+                       'params': spec.params, 'score_mode': spec.score_mode, **_samples(spec, self.settings.judging.judge_samples)})
+
+def _samples(spec, k:int) -> dict:
+    "run.json's word on judge_samples: how many, and each one's temperature (None: the judge's own)."
+    return {'samples': k, 'sample_temperatures': spec.sample_temperatures(k)} if k > 1 else {}
 
 # %% ../nbs/05_evaluator.ipynb #2b243941
 @patch
@@ -346,6 +350,8 @@ def _finish(self:MTBenchEvaluator) -> dict:
     from mtbench.settings import ShowSettings
     from mtbench.tables import write_report
     pr, answered, n = self._progress, self._answered, len(self.models)
+    if not answered and self._loop.failures: # nothing to judge or report: the causes are the run's last line, not a missing file
+        raise MTBenchError(f"no model answered: " + '; '.join(f"{m}: {why}" for m, why in self._loop.failures.items()))
     if self._judging:
         pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {self.judge_spec.name}")
         pr.wait(self._judging); self._judging.result()

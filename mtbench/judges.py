@@ -12,7 +12,7 @@ from .errors import MTBenchError, log
 from .settings import JudgeSettings, SettingError, KEY_NOT_NAME
 from .runfolder import redact_url, secret_env, key_like
 from .cache import cache_key
-from .servers import url_list # several servers for one judge
+from .servers import url_list, url_problem # several servers for one judge
 from .judge import SAMPLE_TEMPERATURE
 from .rubric import RUBRIC_JUDGES, rubric_spec
 
@@ -94,6 +94,12 @@ def params(self:JudgeSpec) -> dict:
     return p
 
 @patch
+def sample_temperatures(self:JudgeSpec, samples:int, # judge_samples: how many judgments of each answer turn
+                       ) -> list:
+    "The temperature of each sample's calls: the judge's own for sample 1 (0, FastChat's), `SAMPLE_TEMPERATURE` for 2..K; None: the judge's own (a reasoning model)."
+    return [replace(self, sample=k).params.get('temperature') for k in range(1, samples + 1)]
+
+@patch
 def request(self:JudgeSpec,
             messages:list, # the chat messages of one game
            ) -> dict:
@@ -157,6 +163,8 @@ def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key,
     if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
     judge = j.judge or _default_judge(j)
     urls = url_list(j.judge_base_url) # one URL, or several servers of one judge
+    if (bad := next((u for u in urls if url_problem(u)), None)): # before anything is sent, let alone paid
+        raise SettingError('judge_base_url', redact_url(bad), f"{url_problem(bad)}: give the judge server's URL, http(s)://HOST[:PORT]/v1, e.g. http://127.0.0.1:8000/v1")
     spec = JudgeSpec(judge, urls[0] if urls else None, j.judge_api_key_env, j.judge_max_tokens, j.score_mode, servers=tuple(urls))
     if j.judge_rubric or judge.startswith(RUBRIC_JUDGES): spec = rubric_spec(spec, j.judge_rubric)
     if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")

@@ -20,7 +20,7 @@ from .batch import judge_batch, batch_dry_run, batch_note, batch_price, open_bat
 from .judge import ERROR_OUTPUT, Reply, make_record, plan_judgments, sample_tasks, tokens_cost
 from .rubric import rubric_tasks
 from .judges import DEFAULT_API_JUDGE, MAX_TOKENS, JudgeSpec, PRICES, lookup, resolve_judge, estimate_tokens
-from .api_judge import run_api
+from .api_judge import run_api, cached_reply
 from .local_judge import run_local
 
 # %% auto #0
@@ -232,7 +232,8 @@ def _summary(job:_Job, dry_run:bool) -> dict:
     "What the run is to do: the judge, the judgments, those on disk, those to make and their calls."
     n, todo = len(job.tasks), job.todo
     return dict(judge=job.spec.name, mode=job.mode, judgment_file=str(job.out.path), judgments=n, judged_before=n - len(todo) - job.in_batches,
-                to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=job.price, **({'in_batches': job.in_batches} if job.in_batches else {}))
+                to_judge=len(todo), calls=sum(t.games for t in todo), dry_run=dry_run, price=job.price, **({'in_batches': job.in_batches} if job.in_batches else {}),
+                **({'sample_temperatures': job.spec.sample_temperatures(k)} if (k := job.judging.judge_samples) > 1 else {}))
 
 def _who(task, mode): return ' vs '.join(task.models) if mode == 'pairwise-all' else task.models[0]
 
@@ -268,9 +269,9 @@ def _from_cache(job:_Job) -> _Job:
     "`job` without the judgments whose every call is in the judge cache: those are recorded from it (before a batch is packed)."
     spec, left, job.from_cache, job.saved_usd = job.spec, [], 0, 0.0
     for t in job.todo:
-        hits = [job.cache.get(spec.reply_key(spec.request(m))) for m in t.messages]
+        hits = [cached_reply(job.cache, spec, m) for m in t.messages] # a row another mtbench version wrote is a miss
         if not all(hits): left.append(t); continue
-        rec = job.out.append(make_record(t, spec, [Reply(**h, cached=True) for h in hits], job.price))
+        rec = job.out.append(make_record(t, spec, hits, job.price))
         job.from_cache += 1; job.saved_usd += rec.extra.get('saved_usd') or 0
     job.todo = left
     return job
@@ -393,6 +394,11 @@ def judge_answers(output_dir:str|Path, # the run folder: reads OUTPUT/model_answ
 # %% ../nbs/04f_judging.ipynb #5f7c7878
 def _money(c): return 'unknown' if c is None else f'${c:,.4f}'
 
+def _samples_note(ts:list) -> str:
+    "judge_samples in words: each sample's temperature."
+    k, at = len(ts), lambda t: "the judge's own temperature" if t is None else f"temperature {t:g}"
+    return f"{k} judgments of each answer turn: sample 1 at {at(ts[0])} (FastChat's), samples 2-{k} at {at(ts[1])}"
+
 # %% ../nbs/04f_judging.ipynb #465a9fda
 def format_summary(s:dict, # what `judge_answers` returned
                   ) -> str:
@@ -401,7 +407,7 @@ def format_summary(s:dict, # what `judge_answers` returned
             f"${s['price'][0]}/${s['price'][1]} per 1M input/output tokens"
     head = (f"judge {s['judge']} ({s['mode']}, {price}): {s['judgments']} judgments, {s['judged_before']} already done, "
             f"{s['to_judge']} to make ({s['calls']} calls)")
-    lines = [head] + ([batch_note(s)] if s.get('batch') else [])
+    lines = [head] + ([batch_note(s)] if s.get('batch') else []) + ([_samples_note(s['sample_temperatures'])] if s.get('sample_temperatures') else [])
     if s['dry_run']: lines.append(f"dry run, nothing called; estimates; requests written to {s['requests_file']}"
                                   + (f"; --judge {DEFAULT_API_JUDGE} prices an API judge" if s['judge'].startswith('local:') else ''))
     w = max([len(m) for m in s['per_model']] + [5])

@@ -114,10 +114,14 @@ def _models(d, model_list) -> list:
 
 # %% ../nbs/06b_paired.ipynb #4720646d
 def _judge_cells(g, model_list) -> tuple:
-    "One judge's live judgments `g`: (its models in order, each model's cells, (questions, turns))."
+    "One judge's live judgments `g`: (its models in order, each model's cells: the mean of all samples, the variance of those drawn alike, the count; (questions, turns))."
     qids, turns = sorted(g.question_id.unique()), sorted(g.turn.unique())
     ok, models = g[g.score != -1], _models(g, model_list)
-    return models, {m: score_cells(ok[ok.model == m], qids, turns) for m in models}, (qids, turns)
+    alike = ok[ok['sample'] > 1] if 'sample' in ok else ok.iloc[:0] # samples 2..K, drawn at one temperature; sample 1 is the greedy judgment
+    def cells(m):
+        (mean, _, k), (_, var, _) = score_cells(ok[ok.model == m], qids, turns), score_cells(alike[alike.model == m], qids, turns)
+        return mean, var, k
+    return models, {m: cells(m) for m in models}, (qids, turns)
 
 # %% ../nbs/06b_paired.ipynb #f55be698
 def compare_scores(df, # single judgments, as `mtbench.analysis` reads them: judge, model, question_id, turn, score (and sample)

@@ -4,15 +4,15 @@
 
 # %% ../nbs/02f_servers.ipynb #9d99fc29
 from __future__ import annotations
-import asyncio, time
+import asyncio, time, urllib.parse
 from dataclasses import dataclass
 from fastcore.basics import patch
-from .errors import log
-from .client import Caller, CallPolicy, connect_failure, failure_kind
+from .errors import MTBenchError, log
+from .client import Caller, CallPolicy, Unsent, connect_failure, failure_kind, failure_reason
 from .runfolder import redact_url
 
 # %% auto #0
-__all__ = ['url_list', 'server_failure', 'Server', 'ServerPool']
+__all__ = ['url_list', 'url_problem', 'server_failure', 'Server', 'ServerPool']
 
 # %% ../nbs/02f_servers.ipynb #1fbd1ee3
 def url_list(urls, # None, one URL, several space-separated, or a list of them
@@ -21,11 +21,21 @@ def url_list(urls, # None, one URL, several space-separated, or a list of them
     if not urls: return []
     return [u.rstrip('/') for u in (urls.split() if isinstance(urls, str) else [w for x in urls for w in str(x).split()])]
 
+# %% ../nbs/02f_servers.ipynb #4414b18a
+def url_problem(url:str, # a server's URL, as given
+               ) -> str|None:
+    "What is wrong with `url` as an OpenAI-compatible server's URL (a few words), or None: http(s)://HOST[:PORT][/PATH]."
+    p = urllib.parse.urlsplit(url.strip())
+    if p.scheme.lower() not in ('http', 'https') or not p.hostname: return 'not an http(s) URL'
+    try: port = p.port
+    except ValueError: port = 0
+    return 'its port is not a number from 1 to 65535' if port == 0 else None
+
 # %% ../nbs/02f_servers.ipynb #6068845a
 def server_failure(e:BaseException|None, # what the last try of a call raised
                   ) -> bool:
-    "Whether `e` says the server failed (down, dropped, 5xx, timeout), so the call may go to another server without paying twice."
-    return e is not None and bool(connect_failure(e) or failure_kind(e) in ('timeout', 'transient'))
+    "Whether `e` says the server failed (down, dropped, 5xx, timeout, no usable reply), so the call may go to another server."
+    return e is not None and bool(connect_failure(e) or failure_kind(e) in ('timeout', 'transient', 'bad_reply'))
 
 # %% ../nbs/02f_servers.ipynb #c3d37609
 @dataclass
@@ -38,6 +48,7 @@ class Server:
     served: int = 0 # calls it answered
     failed: int = 0 # times it was set aside
     down_until: float = 0.0 # set aside until then (time.monotonic)
+    unreachable: str|None = None # why nothing answered there when it was last set aside (a refused connection); None: it answers
     client: object = None # its openai client, while the pool is open
     @property
     def where(self) -> str: "The server, for messages: its URL with credentials masked."; return redact_url(self.url) or 'the OpenAI API'
@@ -51,7 +62,8 @@ class ServerPool:
                  cooldown:float=30.0, # seconds a failed server is set aside
                 ):
         self.servers = [Server(u, c, concurrency) for u, c in servers]
-        self.api_key, self.cooldown, self._cond = api_key, cooldown, None
+        self.api_key, self.cooldown, self._cond, self.dead = api_key, cooldown, None, None # dead: the error once nothing answers at any server
+        self.halt = None # a `mtbench.client.GracefulStop`: calls not sent when the run begins to stop (`Unsent`)
     def __repr__(self): return f"ServerPool({', '.join(s.where for s in self.servers)})"
     @property
     def slots(self) -> int: "Calls in flight at most, all servers together."; return sum(s.limit for s in self.servers)
@@ -74,6 +86,7 @@ async def _take(self:ServerPool, tried:set) -> Server|None:
     "The least busy server free for this call (one slot taken), waiting for one; None: every server was tried."
     async with self._cond:
         while True:
+            if self.dead is not None: raise self.dead # nothing answers at any server: every call stops now
             now, left = time.monotonic(), [s for s in self.servers if id(s) not in tried]
             if not left: return None
             if free := [s for s in left if s.down_until <= now and s.busy < s.limit]:
@@ -92,9 +105,12 @@ async def _give(self:ServerPool, s:Server):
 def _set_aside(self:ServerPool, s:Server, e:BaseException|None):
     "Set `s` aside for `cooldown` s after a failure (said once, not for each call in flight there); its stall count starts again when it comes back."
     up = s.down_until <= time.monotonic()
-    s.down_until, s.failed, s.caller.stalled = time.monotonic() + self.cooldown, s.failed + 1, 0
+    s.down_until, s.failed, s.caller.stalled, s.unreachable = time.monotonic() + self.cooldown, s.failed + 1, 0, connect_failure(e) if e else None
+    if all(x.unreachable for x in self.servers): # nothing answers anywhere: waiting for one to come back would only delay the same line
+        self.dead = MTBenchError(f"nothing answers at any of the {len(self.servers)} servers ({'; '.join(f'{x.where}: {x.unreachable}' for x in self.servers)}): "
+                                 "start them, or correct their URLs")
     if not up: return
-    why = (f"nothing answers there ({connect_failure(e)})" if connect_failure(e) else f"{failure_kind(e)} ({type(e).__name__})") if e else 'stalled'
+    why = (f"nothing answers there ({connect_failure(e)})" if connect_failure(e) else f"{failure_kind(e)} ({failure_reason(e, s.caller.policy)})") if e else 'stalled'
     log.warning(f"{s.where} failed a call: {why}; set aside for {self.cooldown:g} s, its calls go to the other servers")
 
 # %% ../nbs/02f_servers.ipynb #02c08a58
@@ -102,20 +118,24 @@ def _set_aside(self:ServerPool, s:Server, e:BaseException|None):
 async def call(self:ServerPool, make, # (server) -> the coroutine of one request to that server (its `client` and `caller`)
                est_tokens:float=0, # the request's estimated tokens, for the server's pacing gate
               ) -> tuple:
-    "(reply, text, seconds) of one call on the least busy server; when the server fails it is set aside and the call goes to another (only a call that got no reply moves)."
+    "(reply, text, seconds) of one call on the least busy server; when the server fails it is set aside and the call goes to another at once."
     tried, err = set(), None
     while (s := await self._take(tried)) is not None:
-        seen = []
+        seen, last = [], len(tried) == len(self.servers) - 1 # the last server this call can go to retries as a lone server does
         async def one(s=s, seen=seen):
             try: return await make(s)
             except BaseException as e: seen.append(e); raise
-        try: out = await s.caller.call(one, est_tokens)
+        try: out = await s.caller.call(one, est_tokens, once=not last, halt=self.halt)
+        except Unsent: raise
         except Exception as e:
+            why = getattr(e, 'last', None) or (seen[-1] if seen else None) # the last try's: a request's error, or a reply `reply_text` refused
             stalled = s.caller.stalled >= s.caller.policy.stall_limit
-            if len(self.servers) == 1 or not (server_failure(seen[-1] if seen else None) or stalled): raise
-            self._set_aside(s, seen[-1] if seen else None); tried.add(id(s)); err = e; continue
+            if len(self.servers) == 1 or not (server_failure(why) or stalled): raise
+            self._set_aside(s, why); tried.add(id(s)); err = e
+            if self.dead is not None: raise self.dead from None
+            continue
         finally: await self._give(s)
-        s.served += 1
+        s.served, s.unreachable = s.served + 1, None
         return out
     raise err
 

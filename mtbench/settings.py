@@ -188,7 +188,7 @@ class JudgeSettings(Settings):
     judge_timeout:float|None=None # seconds one judge request may take (default 120; 600 for reasoning judges)
     batch:bool=False # judge through OpenAI's Batch API: half the price, results within 24 h (resumable: batch ids are kept in the run folder)
     batch_wait:Flag('with a batch in flight: wait for it (polling), or exit and let a later run collect it', str, choices=['wait', 'exit'])='wait'
-    judge_samples:int=1 # judge each answer this many times, at most 20 (at the judge's usual temperature), and report the median and the spread
+    judge_samples:int=1 # judge each answer this many times, at most 20 (sample 1 at temperature 0, FastChat's; samples 2..K at 0.7; a reasoning judge at its own), and report the median and the spread
     cache:Flag('judge replies kept across runs: use (look up, and keep new ones), refresh (call again and overwrite) or off', str,
                 choices=CACHE_MODES)='use'
 

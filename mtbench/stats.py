@@ -126,7 +126,7 @@ def paired_bootstrap(d, # differences, shape (questions, turns): NaN where there
     return float(ci.low), float(ci.high)
 
 # %% ../nbs/06a_stats.ipynb #6c3a77c8
-def judge_share(var_a, # per cell: the variance of the model's K scores (NaN where K is 1), shape (..., questions, turns)
+def judge_share(var_a, # per cell: the variance of the model's scores drawn alike, samples 2..K (NaN with fewer than two), shape (..., questions, turns)
                 k_a, # per cell: its K (0 or NaN where not judged)
                 var_b, # the same for the baseline
                 k_b, # and its K
@@ -135,7 +135,7 @@ def judge_share(var_a, # per cell: the variance of the model's K scores (NaN whe
     "The most samples a cell has, the judge's share of Var(mean difference), and the SE with one judgment per cell and with no judge noise."
     import numpy as np
     va, vb, ka, kb = (np.asarray(x, float) for x in (var_a, var_b, np.nan_to_num(k_a), np.nan_to_num(k_b)))
-    both, known = (ka > 0) & (kb > 0), (ka > 1) & (kb > 1)
+    both, known = (ka > 0) & (kb > 0), (ka > 1) & (kb > 1) & ~np.isnan(va) & ~np.isnan(vb)
     n = both.sum((-2, -1))
     with np.errstate(invalid='ignore', divide='ignore'):
         now, one = (np.where(known, x, 0).sum((-2, -1))/known.sum((-2, -1))/n for x in (va/ka + vb/kb, va + vb)) # NaN without samples

@@ -258,7 +258,7 @@ _HOW = """## How these numbers are computed
   score is recomputed as above.
 - **Pairwise**: each pair is judged twice with the answers swapped; a win counts only when both games agree, a tie in game 1 or a
   disagreement is a tie, and lines with an errored game are dropped. Win rate = W/(W+L+T), adjusted win rate = (W + T/2)/(W+L+T).
-- **Judge variance** (`judge_samples` K > 1): each answer turn was judged K times (samples 2..K at a temperature above 0);
+- **Judge variance** (`judge_samples` K > 1): each answer turn was judged K times (sample 1 at temperature 0, FastChat's; samples 2..K at 0.7);
   the score tables count the first sample, FastChat's; the variance table gives the mean over judgments of the median of each
   judgment's samples (its 95% interval bootstrapped over questions as above), the mean over judgments of the standard deviation
   of their samples, and the lowest and highest score of the model when only sample k is counted.
@@ -268,7 +268,7 @@ _HOW = """## How these numbers are computed
   the answers swapped places.
 - **Paired comparisons**: each model against the baseline (the first model unless one is named) over the question-turns both
   were judged on by the same judge; a judgment key's last line counts once and failed judgments are left out (with `judge_samples`,
-  each turn's mean over its samples). `diff` is the difference of the two means over those turns, the difference of the averages
+  each turn's mean over its samples; the judge's share is measured on samples 2..K, drawn alike at 0.7, and needs K of 3 or more). `diff` is the difference of the two means over those turns, the difference of the averages
   when both models are complete. Its standard error is clustered by question (a question's turns are one cluster, Miller 2024,
   with the G/(G-1) small-sample factor) and the 95% CI is diff ± t(G-1)·SE; the bootstrap CI beside it draws questions
   ({resamples} resamples); p is a two-sided sign-flip permutation test over questions (9,999 random flips, every one of them for
@@ -439,7 +439,7 @@ def _full_sections(rows, judge, t) -> list:
     out = [(_compare_title(ov, judge, 'mean score'), t(ov, cols(_FULL_COLS))),
            (f"By turn, judge {judge} (Holm over the models in each turn)", t(turns, cols([('model', 'model', 0), ('turn', 'turn', 0)] + _SCOPE_COLS))),
            (f"By category, judge {judge} (Holm over the models in each category)", t(cats, cols([('model', 'model', 0), ('category', lambda r: category_label(r['category']), 0)] + _SCOPE_COLS)))]
-    if shared: out.append((f"The judge's share, judge {judge}: each answer turn judged several times", t(shared, _SHARE_COLS) + '\n\n' + '\n'.join(map(_share_words, shared))))
+    if shared: out.append((f"The judge's share, judge {judge}: each answer turn judged several times (the spread of samples 2..K, drawn alike)", t(shared, _SHARE_COLS) + '\n\n' + '\n'.join(map(_share_words, shared))))
     return out + [(f"What can be told apart, judge {judge} (80% power, 5% two-sided)", '\n'.join(f"- {_words(r)}" for r in ov))]
 
 # %% ../nbs/06g_tables.ipynb #f89715f6

@@ -4,26 +4,27 @@
 
 # %% ../nbs/00f_testing.ipynb #2cd1204f
 from __future__ import annotations
-import http.server, json, math, os, random, re, socket, struct, sys, threading, time
+import contextlib, http.server, json, math, os, random, re, socket, struct, sys, threading, time
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES', 'CHROMIUM_ARGS', 'FakeChatServer',
-           'fake_completion', 'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run', 'chromium_path', 'Seen',
-           'in_chromium', 'demo_run']
+           'fake_completion', 'small_disk', 'full_cache', 'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run',
+           'chromium_path', 'Seen', 'in_chromium', 'demo_run']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
     'ok': 'a chat completion',
     'malformed': '200 with a body that is not JSON', 'html': "200 with an HTML page (a proxy's)", 'empty_json': '200 with {}',
     'no_choices': "200 with 'choices': []", 'no_message': '200 with a choice that has no message',
-    'empty': '200 with empty content', 'null': '200 with null content',
+    'empty': '200 with empty content', 'null': '200 with null content', 'spaces': '200 whose content is whitespace only',
+    'blank': '200 with no body at all (Content-Length 0)',
     '500': '500 with an error body', 'reset': 'the connection reset, no reply', 'stall': 'the connection kept open, no reply',
     'drop': 'the reply cut off halfway (half its body, or half its stream), then the connection closed',
     'leak': "500 whose message repeats the key it was sent, as some servers' errors do",
 }
-PAID = {'ok', 'malformed', 'html', 'empty_json', 'no_choices', 'no_message', 'empty', 'null', 'drop'}
+PAID = {'ok', 'malformed', 'html', 'empty_json', 'no_choices', 'no_message', 'empty', 'null', 'spaces', 'blank', 'drop'}
 
 # %% ../nbs/00f_testing.ipynb #ddacccb0
 class FakeChatServer:
@@ -111,11 +112,12 @@ def _fault(self:_Handler, fault:str, body:dict):
     if fault == 'malformed': return self._send(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "Rating: [[')
     if fault == 'html': return self._send(200, b'<html><body><h1>502 Bad Gateway</h1></body></html>', ctype='text/html')
     if fault == 'empty_json': return self._send(200, {})
+    if fault == 'blank': return self._send(200, b'')
     if fault == 'drop': return self._send_half(json.dumps(fake_completion(body)).encode())
     r = fake_completion(body, self.srv._salt(body))
     if fault == 'no_choices': r['choices'] = []
     if fault == 'no_message': del r['choices'][0]['message']
-    if fault in ('empty', 'null'): r['choices'][0]['message']['content'] = '' if fault == 'empty' else None
+    if fault in ('empty', 'null', 'spaces'): r['choices'][0]['message']['content'] = {'empty': '', 'null': None, 'spaces': ' \n\t '}[fault]
     self._send(200, r)
 
 # %% ../nbs/00f_testing.ipynb #4d467ca1
@@ -264,6 +266,46 @@ def fake_completion(body:dict, # the chat-completions request
     pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
     return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
             'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}
+
+# %% ../nbs/00f_testing.ipynb #4f6f2c7d
+@contextlib.contextmanager
+def small_disk(kb:int=64, # its size in kilobytes
+               read_only:bool=False, # mount it read-only (a folder no one may write)
+              ):
+    "A fresh folder on a tmpfs of `kb` kB for the block (None where this process may not mount one); unmounted after."
+    import subprocess, tempfile
+    d = tempfile.mkdtemp(prefix='mtbench-small-disk-')
+    opts = f"size={kb}k" + (',ro' if read_only else '')
+    def run(*cmd): # as root, else through sudo where it asks no password (a CI runner's)
+        for pre in ([], ['sudo', '-n']):
+            try:
+                if subprocess.run(pre + list(cmd), capture_output=True).returncode == 0: return pre
+            except OSError: pass # no sudo here
+    pre = run('mount', '-t', 'tmpfs', '-o', opts, 'tmpfs', d)
+    if pre is not None and not read_only and pre: run('chmod', '777', d) # mounted by sudo: writable by this user
+    try: yield Path(d) if pre is not None else None
+    finally:
+        if pre is not None: subprocess.run(pre + ['umount', '-l', d], capture_output=True)
+        with contextlib.suppress(OSError): Path(d).rmdir()
+
+# %% ../nbs/00f_testing.ipynb #724657c6
+class _FullDisk:
+    "A SQLite connection on a disk with no room left: reads go through, a write fails as SQLite's own does then."
+    def __init__(self, db): self._db = db
+    def execute(self, sql, *args):
+        if sql.lstrip().split()[0].upper() in ('INSERT', 'UPDATE', 'DELETE', 'REPLACE'):
+            import sqlite3; raise sqlite3.OperationalError('database or disk is full')
+        return self._db.execute(sql, *args)
+    def __getattr__(self, k): return getattr(self._db, k)
+
+def full_cache(mode:str='use', # the cache mode
+               path=None, # its file (default: the usual one)
+              ):
+    "A `mtbench.cache.JudgeCache` whose disk is full: lookups work, every write raises SQLite's `database or disk is full`."
+    from mtbench.cache import JudgeCache
+    c = JudgeCache(mode, path)
+    c.db = lambda: _FullDisk(JudgeCache.db(c))
+    return c
 
 # %% ../nbs/00f_testing.ipynb #aec867c0
 BATCH_STAGES = ['validating', 'in_progress', 'finalizing', 'completed'] # a batch's statuses on its way to completed
