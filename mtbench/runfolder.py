@@ -83,7 +83,11 @@ def redacted(o, # JSON-like data: dicts, lists, strings, numbers
     return redact_url(o) if isinstance(o, str) and '://' in o else o
 
 # %% ../nbs/00b_runfolder.ipynb #afa66a8f
-_SECRETS = set() # the values of the keys this process has read: masked wherever they would appear
+# The values of the keys this process has read, masked wherever they would appear. One set a process, kept on the `mtbench`
+# logger (which `logging` keeps one of a process): a second copy of this code (a notebook's own cells beside the imported
+# module) records into and masks from the same set, so no key is missed whichever copy read it or whichever filter is attached.
+if not isinstance(getattr(log, 'mtbench_secrets', None), set): log.mtbench_secrets = set()
+_SECRETS = log.mtbench_secrets
 
 def secret_env(name:str, # an environment variable that holds a key
               ) -> str|None:
@@ -111,7 +115,9 @@ class _Redacting(logging.Filter):
         if (clean := redact(msg)) != msg: record.msg, record.args = clean, ()
         return True
 
-if not any(type(f).__name__ == '_Redacting' for f in log.filters): log.addFilter(_Redacting())
+# one filter on the log, the one defined last (a copy of this cell run again replaces the one before instead of adding a second)
+for f in [f for f in log.filters if type(f).__name__ == '_Redacting']: log.removeFilter(f)
+log.addFilter(_Redacting())
 
 # %% ../nbs/00b_runfolder.ipynb #64fe4676
 def key_like(name, # what was given as an environment variable's name
