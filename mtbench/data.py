@@ -15,18 +15,39 @@ from fastcore.script import Param
 # %% auto #0
 __all__ = ['log', 'FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'CATEGORIES', 'NEED_REF_CATS',
            'TEMPERATURES', 'CORRECTED_COMMIT', 'CORRECTED_FILE', 'CORRECTED_REFERENCES', 'STORAGE_ERRNOS',
-           'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError', 'cache_dir',
-           'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file', 'iter_jsonl', 'read_jsonl',
-           'category_temperature', 'Record', 'Question', 'check_question', 'select_questions', 'question_records',
-           'load_questions', 'Answer', 'answer_problem', 'new_answer_id', 'reference_file', 'load_reference_answers',
-           'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError', 'storage_error',
-           'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
+           'LEASE_SECONDS', 'RESERVE_BYTES', 'LOCK_NAME', 'INFO_NAME', 'RESERVE_NAME', 'MTBenchError', 'atomic_file',
+           'cache_dir', 'PinnedFiles', 'data_dir', 'sha256_file', 'pinned_file', 'official_file', 'iter_jsonl',
+           'read_jsonl', 'category_temperature', 'Record', 'Question', 'check_question', 'select_questions',
+           'question_records', 'load_questions', 'Answer', 'answer_problem', 'new_answer_id', 'reference_file',
+           'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment', 'StorageError',
+           'storage_error', 'RecordFile', 'FolderBusy', 'hold_folder', 'cli_parser', 'data_cli']
 
 # %% ../nbs/00_data.ipynb #c3021131
 class MTBenchError(Exception):
     "A user-facing error: its message is one line that says what went wrong and what to do."
 
 log = logging.getLogger('mtbench')
+
+# %% ../nbs/00_data.ipynb #be8876c1
+@contextlib.contextmanager
+def atomic_file(path:str|Path, # the file to write (its folder must exist)
+                mode:str='w', # 'w' (text, UTF-8) or 'wb'
+                sync:bool=False, # fsync before the rename, so the new content survives a power cut (a ledger of paid work)
+               ):
+    "Write `path` whole: the block writes a temporary file beside it, renamed over `path` once the block ends without error."
+    path = Path(path)
+    while True: # a name of its own, created as open() creates a file: the umask decides its permissions
+        tmp = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:8]}.tmp')
+        try: fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666); break
+        except FileExistsError: continue
+    try:
+        with open(fd, mode, **({} if 'b' in mode else {'encoding': 'utf-8'})) as f:
+            yield f
+            if sync: f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError): os.unlink(tmp)
+        raise
 
 # %% ../nbs/00_data.ipynb #3665d34f
 FASTCHAT_COMMIT = '7ad1d6386288ba1a7862c11feb673425713eea5b'
@@ -104,8 +125,7 @@ def _download(pins, name, dest):
     if sha and got != sha: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {sha} of {pins.what}'s {name}; refusing it")
     dest.parent.mkdir(parents=True, exist_ok=True)
     if not sha: _recorded(dest).write_text(got + '\n') # unpinned: what this first download had, checked from now on
-    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as f: f.write(data)
-    os.replace(f.name, dest)
+    with atomic_file(dest, 'wb') as f: f.write(data)
     log.info(f"downloaded {name} to {dest}")
     if not sha: log.warning(f"{pins.what}'s {name} is not pinned (no sha256 of it could be verified); recorded its sha256 {got} and will check it from now on")
 
@@ -532,15 +552,9 @@ def compact(self:RecordFile):
         try: rec = self.cls.from_dict(json.loads(line))
         except json.JSONDecodeError: continue
         lines[rec.key] = line if line.endswith('\n') else line+'\n'
-    tmp = None
     try:
-        with tempfile.NamedTemporaryFile('w', dir=self.path.parent, delete=False, encoding='utf-8') as f:
-            tmp = f.name
-            f.writelines(lines[k] for k in sorted(lines))
-        os.replace(tmp, self.path)
-    except OSError as e:
-        if tmp: _unlink(tmp)
-        raise storage_error(e, self.path) from None
+        with atomic_file(self.path) as f: f.writelines(lines[k] for k in sorted(lines))
+    except OSError as e: raise storage_error(e, self.path) from None
 
 # %% ../nbs/00_data.ipynb #df016020
 def _unlink(path):
@@ -635,7 +649,7 @@ def acquire(self:_Hold):
         except LeaseSettingsMismatch: raise _busy(self.folder, self.lease.owner) from None
         self.dev = os.stat(self.folder).st_dev
         try:
-            _write_atomic(self.folder/INFO_NAME, json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), command=self.command, since=self.since)))
+            with atomic_file(self.folder/INFO_NAME) as f: json.dump(dict(pid=os.getpid(), host=socket.gethostname(), command=self.command, since=self.since), f)
             _reserve(self.folder/RESERVE_NAME, RESERVE_BYTES)
         except BaseException: self.release(); raise
     except OSError as e: raise storage_error(e, e.filename or self.folder/LOCK_NAME) from None
@@ -648,10 +662,6 @@ def release(self:_Hold):
     for name in (INFO_NAME, RESERVE_NAME): _unlink(self.folder/name)
     with contextlib.suppress(OSError): self.lease.release()
 
-def _write_atomic(path, text):
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f: tmp = f.name; f.write(text)
-    try: os.replace(tmp, path)
-    except BaseException: _unlink(tmp); raise
 
 # %% ../nbs/00_data.ipynb #4f7b2fc2
 def _reserve(path, size):

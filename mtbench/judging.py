@@ -8,7 +8,7 @@ import contextlib, hashlib, json, os, sys, tempfile, threading, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from fastcore.script import Param
-from .data import MTBenchError, log, Answer, Judgment, PairJudgment, RecordFile, hold_folder, iter_jsonl, answer_problem
+from .data import MTBenchError, log, atomic_file, Answer, Judgment, PairJudgment, RecordFile, hold_folder, iter_jsonl, answer_problem
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE
 from .runfolder import RunFolder, file_stem, writable
 from .client import GracefulStop, run_sync
@@ -114,10 +114,9 @@ def _request_lines(task, spec):
 # %% ../nbs/04f_judging.ipynb #911eae6e
 def _write_requests(path, tasks, spec):
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f:
+    with atomic_file(path) as f:
         for t in tasks:
             for line in _request_lines(t, spec): f.write(json.dumps(line) + '\n')
-    os.replace(f.name, path)
 
 # %% ../nbs/04f_judging.ipynb #10b51f64
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, logging, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
-from .data import MTBenchError, StorageError, RecordFile, log, hold_folder, storage_error
+from .data import MTBenchError, StorageError, RecordFile, log, hold_folder, storage_error, atomic_file
 
 # %% auto #0
 __all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',
@@ -160,13 +160,10 @@ def write_manifest(self:RunFolder, m:dict, # what run.json says
                   ) -> dict:
     "Replace run.json (atomically) with `m` (credentials in URLs redacted), its status and the time; returns what was written."
     m = redacted({'status': status, 'updated': time.strftime('%Y-%m-%dT%H:%M:%S%z'), **{k: v for k, v in m.items() if k not in ('status', 'updated')}})
-    tmp = None
     try:
         self.path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile('w', dir=self.path, delete=False) as f: tmp = f.name; json.dump(m, f, indent=1, default=str)
-        os.replace(tmp, self.manifest_path)
+        with atomic_file(self.manifest_path) as f: json.dump(m, f, indent=1, default=str)
     except OSError as e:
-        if tmp and os.path.exists(tmp): os.unlink(tmp)
         err = storage_error(e, self.manifest_path)
         if status in ('failed', 'interrupted'): log.warning(f"run.json not updated: {err}"); return m
         raise err from None
