@@ -10,7 +10,8 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'FakeBatchServer',
-           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium', 'demo_run']
+           'batch_line', 'FileServer', 'chromium_path', 'Seen', 'in_chromium', 'demo_run', 'FakeLlamaServer',
+           'fake_continuation', 'fake_llama_server', 'llama_server_standin']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -571,3 +572,86 @@ def demo_run(folder, # where to write it (made, with its parents)
     for name, recs in [('gpt-4_single.jsonl', sj), ('gpt-4_pair.jsonl', pj)]:
         (folder/'model_judgment'/name).write_text(''.join(json.dumps(r) + '\n' for r in recs))
     return folder
+
+# %% ../nbs/00f_testing.ipynb #52111b4f
+_WORDS = 'the a model answer is of to and in that it for as with on this be by at from'.split()
+
+class FakeLlamaServer:
+    "A stand-in for llama.cpp's `llama-server` on 127.0.0.1: the completions route with token-id prompts, /health, /slots and /v1/models."
+    def __init__(self, slots:int=4, # -np: sequences at once
+                 ctx:int=8192, # -c: the context of all slots together
+                 alias:str='model', # --alias: the name /v1/models lists
+                 port:int=0, # the port to listen on (0: a free one)
+                 log_file:str|Path|None=None, # also append each request, as a JSON line, to this file (the stand-in run as a process)
+                ):
+        self.slots, self.ctx, self.alias, self.port, self.log_file = slots, ctx, alias, port, log_file
+        self.log, self._lock = [], threading.Lock()
+    def __enter__(self):
+        self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', self.port), type('Handler', (_LlamaHandler,), {'srv': self}))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.root, self.base_url = f'http://127.0.0.1:{self.port}', f'http://127.0.0.1:{self.port}/v1'
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+    def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/00f_testing.ipynb #e1b9019c
+def fake_continuation(prompt:list|str, # token ids (or text)
+                      max_tokens:int=16, # the most words (tokens) to give
+                     ) -> tuple:
+    "(text, tokens): a deterministic reply to `prompt`, a few words of it drawn from its ids, at most `max_tokens` words."
+    import zlib
+    h = zlib.crc32(json.dumps(prompt).encode())
+    n = max(0, min(max_tokens, 4 + h % 8))
+    return ' '.join(_WORDS[(h >> k) % len(_WORDS)] for k in range(n)).capitalize() + ('.' if n else ''), n
+
+class _LlamaHandler(_Handler):
+    def do_GET(self):
+        path = self.path.split('?')[0].rstrip('/')
+        if path == '/health': return self._send(200, {'status': 'ok'})
+        if path == '/slots': return self._send(200, [{'id': i, 'n_ctx': self.srv.ctx//self.srv.slots, 'is_processing': False} for i in range(self.srv.slots)])
+        if path == '/v1/models': return self._send(200, {'object': 'list', 'data': [{'id': self.srv.alias, 'object': 'model', 'owned_by': 'llamacpp'}]})
+        self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
+
+# %% ../nbs/00f_testing.ipynb #c2a4bcb4
+@patch
+def do_POST(self:_LlamaHandler):
+    body = json.loads(self.rfile.read(int(self.headers.get('Content-Length', 0))) or b'{}')
+    if self.path.rstrip('/') != '/v1/completions': return self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
+    prompt = body.get('prompt')
+    if not (isinstance(prompt, str) or (isinstance(prompt, list) and prompt and all(type(t) is int for t in prompt))):
+        return self._send(400, {'error': {'code': 400, 'message': '"prompt" must be a string or a list of tokens', 'type': 'invalid_request_error'}})
+    n_prompt = len(prompt) if isinstance(prompt, list) else len(prompt.split())
+    text, n = fake_continuation(prompt, int(body.get('max_tokens') or 16))
+    srv = self.srv
+    with srv._lock:
+        srv.log.append(entry := dict(body=body, prompt_tokens=n_prompt, text=text, completion_tokens=n))
+        if srv.log_file:
+            with open(srv.log_file, 'a') as f: f.write(json.dumps(entry) + '\n')
+    self._send(200, {'id': f'cmpl-{len(srv.log)}', 'object': 'text_completion', 'created': int(time.time()), 'model': srv.alias,
+                     'choices': [{'index': 0, 'text': text, 'logprobs': None, 'finish_reason': 'length' if n == body.get('max_tokens') else 'stop'}],
+                     'usage': {'prompt_tokens': n_prompt, 'completion_tokens': n, 'total_tokens': n_prompt + n}})
+
+# %% ../nbs/00f_testing.ipynb #a4773a18
+def fake_llama_server(argv:list|None=None, # llama-server's command line after the program (default: sys.argv[1:])
+                     ):
+    "Run `FakeLlamaServer` in the foreground as llama-server would run, until the process is stopped; requests logged to $MTBENCH_FAKE_LLAMA_LOG."
+    import argparse, os
+    p = argparse.ArgumentParser(prog='llama-server (mtbench stand-in)')
+    p.add_argument('-m', '--model'); p.add_argument('--port', type=int, default=8080); p.add_argument('--alias', default='model')
+    p.add_argument('-np', '--parallel', type=int, default=1); p.add_argument('-c', '--ctx-size', type=int, default=4096)
+    p.add_argument('--version', action='store_true')
+    a, _ = p.parse_known_args(argv)
+    if a.version: print('version: 0 (mtbench stand-in)'); return
+    if not (a.model and Path(a.model).is_file()): sys.exit(f"error: failed to load model '{a.model}'")
+    with FakeLlamaServer(a.parallel, a.ctx_size, a.alias, a.port, os.environ.get('MTBENCH_FAKE_LLAMA_LOG')) as srv:
+        print(f'main: server is listening on {srv.root}', flush=True)
+        threading.Event().wait()
+
+def llama_server_standin(folder:str|Path, # where to write it
+                        ) -> Path:
+    "An executable `llama-server` in `folder` that runs `fake_llama_server` with this Python: for `MTBENCH_LLAMA_SERVER`."
+    exe = Path(folder)/'llama-server'
+    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -c 'from mtbench.testing import fake_llama_server; fake_llama_server()' \"$@\"\n")
+    exe.chmod(0o755)
+    return exe
