@@ -188,9 +188,23 @@ def _stream(self:_Handler, fault:str, body:dict, usage:bool):
     except (BrokenPipeError, ConnectionResetError): pass # the client went away
 
 # %% ../nbs/00f_testing.ipynb #4d8b5708
+class _Counting(http.server.ThreadingHTTPServer):
+    "A threading HTTP server that knows how many connections it has open (accepted and not yet closed)."
+    def __init__(self, *a, **kw): self.open, self._conns = 0, threading.Lock(); super().__init__(*a, **kw)
+    def get_request(self):
+        with self._conns: r = super().get_request(); self.open += 1; return r
+    def shutdown_request(self, request):
+        try: super().shutdown_request(request)
+        finally:
+            with self._conns: self.open -= 1
+    def idle(self) -> bool:
+        "No connection open, and none waiting to be accepted."
+        import select
+        with self._conns: return self.open == 0 and not select.select([self.socket], [], [], 0)[0]
+
 @patch
 def __enter__(self:FakeChatServer):
-    server = type('Server', (http.server.ThreadingHTTPServer,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
+    server = type('Server', (_Counting,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
     self._httpd = server(('127.0.0.1', 0), type('Handler', (_Handler,), {'srv': self}))
     self._httpd.daemon_threads = True
     quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
@@ -264,6 +278,16 @@ def fake_completion(body:dict, # the chat-completions request
     pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
     return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
             'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}
+
+# %% ../nbs/00f_testing.ipynb #452da755
+@patch
+def wait_idle(self:FakeChatServer, timeout:float=300, # seconds after which a connection still open is a test's error
+             ):
+    "Wait until every connection to the server has closed and nothing waits to be accepted: after a client process has ended (killed or not), everything it sent is in `log`."
+    deadline = time.monotonic() + timeout
+    while not self._httpd.idle():
+        if time.monotonic() > deadline: raise AssertionError(f"{self._httpd.open} connections to the stand-in still open after {timeout} s")
+        time.sleep(0.005)
 
 # %% ../nbs/00f_testing.ipynb #aec867c0
 BATCH_STAGES = ['validating', 'in_progress', 'finalizing', 'completed'] # a batch's statuses on its way to completed
