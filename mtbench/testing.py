@@ -40,12 +40,14 @@ class FakeChatServer:
                  every:float=0.5, # a streamed reply's seconds between pieces (its text is cut into latency/every pieces)
                  faults_on:dict|None=None, # {text: fault}: a request whose messages hold the text gets that fault, every time
                  models:list|None=None, # the model ids `GET /models` lists, as vLLM and OpenAI do; None: no such route (404), as some servers
+                 hold:int=0, # answer nothing until this many requests have come (a client that sends them without waiting for a reply); 0: no hold
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
         self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
         self.stream, self.every, self.faults_on, self.models, self.listed = stream, every, dict(faults_on or {}), models, 0
         if bad := [f for f in [*self.faults, *self.faults_on.values()] if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
+        self.hold, self._came = hold, threading.Event()
 
 # %% ../nbs/00f_testing.ipynb #df010acc
 @patch
@@ -131,6 +133,9 @@ def do_POST(self:_Handler):
     self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body, stream=stream and self.srv.stream)) # the body's sampling fields; how it was read apart
     if self.srv.dead: entry['reason'] = 'killed'; return self._reset() # a killed server: a kept-alive connection gets a reset
     if status != 200: return self._refuse(status, auth, reason)
+    if self.srv.hold: # every reply waits for the hold-th request (a client that waits for a reply first gets one after a minute)
+        if len(self.srv.log) >= self.srv.hold: self.srv._came.set()
+        self.srv._came.wait(60)
     if self.srv.slots: self.srv.slots.acquire()
     try:
         entry['start'] = time.monotonic() # its slot's work begins
