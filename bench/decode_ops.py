@@ -12,8 +12,10 @@ temperature 0.7:
   cancel). The end-of-turn tokens are suppressed (`generation_config.suppress_tokens`), so no row ends early.
 
 Prints the table (aten ops, SDPA calls and multinomial calls a step) and the 8-row step's ratio to the model's own
-forward (the goal: 1.15 or less). It runs with whichever mtbench is on the path, so the same script gives the table
-before and after a change (e.g. `git worktree add /tmp/base COMMIT` and `PYTHONPATH=/tmp/base`).
+forward (the goal: 1.15 or less). PyTorch runs on one thread here: with more, some kernels split their work into views
+the profiler counts as ops too (about 360 more a step at 2 threads, for the model and the backends alike). It runs with
+whichever mtbench is on the path, so the same script gives the table before and after a change (e.g.
+`git worktree add /tmp/base COMMIT`, then `PYTHONPATH=/tmp/base python bench/decode_ops.py`).
 
     python bench/decode_ops.py
 """
@@ -53,6 +55,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--short', type=int, default=4); p.add_argument('--long', type=int, default=12)
     a = p.parse_args()
+    torch.set_num_threads(1)
     import mtbench
     from mtbench.data import load_questions
     from mtbench.models import load_model, local_folder
@@ -66,7 +69,7 @@ def main():
     rows = [('the model\'s own forward, batch 8, with its cache', own_forward(local_folder('smollm2-135m'), [be.encode(c) for c in convs])),
             ('HFBackend, 1 row', backend_step(be, convs[:1], a.short, a.long)),
             ('HFBackend, 8 rows', backend_step(be, convs, a.short, a.long))]
-    print(f"mtbench at {os.path.dirname(mtbench.__file__)}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
+    print(f"mtbench at {os.path.dirname(mtbench.__file__)}; torch {torch.__version__}, {torch.get_num_threads()} thread, "
           f"{platform.processor() or platform.machine()}; SmolLM2-135M fp32 ({lm.attn_implementation}), {len(convs)} MT-bench turn-1 prompts, "
           f"temperature 0.7; a backend step = (ops at {a.long} new tokens - ops at {a.short}) / {a.long - a.short}\n")
     print('| | aten ops a step | SDPA calls a step | multinomial a step |\n|---|---|---|---|')

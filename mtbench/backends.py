@@ -316,20 +316,26 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
 # %% ../nbs/02c_backends.ipynb #49ea39f9
 @patch
 async def _drive(self:HFBackend, dec, wake):
-    "Step `dec` while it has rows, each ended row's future resolved; asleep on `wake` while it has none."
+    "Step `dec` while it has rows, each ended row's future (its `_Asked` tag's) resolved; asleep on `wake` while it has none."
     import asyncio
     try:
         while True:
             for _ in range(10): await asyncio.sleep(0) # the answers just given land, and their next turns are asked
             if not dec.busy: wake.clear(); await wake.wait(); continue
             for r in dec.step():
-                if not r.tag.done(): r.tag.set_result(self._answer(r))
+                if not r.tag.future.done(): r.tag.future.set_result(self._answer(r))
     except Exception as e: # a fault of the decoder itself: every ask waiting fails with it, none waits forever
         for r in [*dec.waiting, *dec.rows]:
-            if r is not None and not r.tag.done(): r.tag.set_exception(e)
+            if r is not None and not r.tag.future.done(): r.tag.future.set_exception(e)
         raise
 
 # %% ../nbs/02c_backends.ipynb #1865cda4
+@dataclass
+class _Asked:
+    "What a row asked through `run_asking` carries: the future its answer resolves, and the turn it answers (its user messages)."
+    future: object
+    turn: int = 1
+
 @patch
 def run_asking(self:HFBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
                max_new_tokens:int=1024, # new tokens per answer
@@ -341,10 +347,11 @@ def run_asking(self:HFBackend, main, # async (ask) -> anything: `await ask(messa
             if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
             urgent = bool(started) # its question is under way: its next turn goes first
             if started is not None and not started: started.append(True); self.halt.in_flight += 1
-            r = self._row(messages, temperature, seed, stop_at, max_new_tokens, loop.create_future())
+            turn = sum(m.get('role') == 'user' for m in messages) if isinstance(messages, list) else 1
+            r = self._row(messages, temperature, seed, stop_at, max_new_tokens, _Asked(loop.create_future(), turn))
             if isinstance(r, Completion): return r
             r.urgent = urgent; dec.add(r); wake.set()
-            return await r.tag
+            return await r.tag.future
         driver = asyncio.ensure_future(self._drive(dec, wake))
         with self.halt.signals():
             try: out = await self.halt.guard(main(ask))
