@@ -234,8 +234,9 @@ def info(self:HFBackend) -> dict:
     d = self.last_decoder
     if d is None: return self.lm.info()
     s = d.stats
-    return {**self.lm.info(), 'decoding': dict(slots=d.slots, static_cache=bool(d.static_room), cuda_graphs=bool(d.compiled),
-            compile_seconds=round(s.compile_seconds, 2), steps=s.steps, rows=s.admitted, refills=s.refills, halvings=s.halvings)}
+    return {**self.lm.info(), 'decoding': dict(slots=d.slots, static_cache=bool(d.static_room), cuda_graph=d.graph is not None,
+            graph_seconds=round(s.graph_seconds, 2), prefill_seconds=round(s.prefill_seconds, 2), decode_seconds=round(s.decode_seconds, 2),
+            steps=s.steps, rows=s.admitted, refills=s.refills, halvings=s.halvings)}
 
 # %% ../nbs/02c_backends.ipynb #bbac00fa
 @patch

@@ -157,7 +157,9 @@ class DecodeStats:
     refills: int = 0 # rows admitted into a slot freed while other rows were decoding
     halvings: int = 0 # out-of-memory errors that halved the slots
     moves: int = 0 # rows moved to a lower slot, to keep the rows decoding together
-    compile_seconds: float = 0.0 # making the compiled step (CUDA graphs), its first call included
+    prefill_seconds: float = 0.0 # running prompts into their slots
+    decode_seconds: float = 0.0 # decoding steps (a CUDA graph's capture included)
+    graph_seconds: float = 0.0 # capturing the step as a CUDA graph: its warm-up and capture
     events: list = field(default_factory=list) # (step, 'admit' or 'end', the row's tag), in order
 
 # %% ../nbs/02c0_decoding.ipynb #3bbc4925
@@ -196,14 +198,14 @@ class Decoder:
                  tokenizer=None, # reads the rows' text, for `Row.stop`
                  sampling:tuple=(50, None), # (top_k, top_p) of the sampling rows
                  static_room:int|None=None, # a static cache: this many positions a slot, every slot in every step; None: grown as needed
-                 graphs:bool=False, # with a static cache on a GPU: the step compiled into CUDA graphs (torch.compile, reduce-overhead)
+                 graphs:bool=False, # with a static cache on a GPU: the step captured once as a CUDA graph, then replayed
                 ):
         import torch
         self.model, self.tok, self.static_room, self.graphs = model, tokenizer, static_room, graphs and bool(static_room)
         self.device, (self.top_k, self.top_p) = model.device, sampling
         self.stop_ids, self.windows, self.procs = torch.tensor(sorted(stop_ids), device=self.device), attention_windows(model.config), processors(model)
         self.keep, self.check_every, self.tail = False, 4, 32 # keep ended rows' caches; stop patterns: checked every 4 tokens, on the last 32
-        self.waiting, self.rows, self.stats, self.hist, self.cache, self.compiled = collections.deque(), [], DecodeStats(), None, None, None
+        self.waiting, self.rows, self.stats, self.hist, self.cache = collections.deque(), [], DecodeStats(), None, None
         params = inspect.signature((model.get_base_model() if hasattr(model, 'get_base_model') else model).forward).parameters
         self._fwd = {'logits_to_keep': 1} if 'logits_to_keep' in params else {}
         self._cache_kw = 'cache' if 'cache' in params else 'past_key_values' # transformers 5.x renames it
@@ -252,23 +254,21 @@ def _new_state(self:Decoder, slots:int, room:int):
 # %% ../nbs/02c0_decoding.ipynb #d0835ede
 @patch
 def _index_state(self:Decoder, slots:int, room:int):
-    "The tensors a step indexes with: positions, where each (slot, head) starts in a layer's table of rows, where each slot's tokens start; fixed addresses for CUDA graphs."
+    "The tensors a step indexes with: positions, where each (slot, head) starts in a layer's table of rows, where each slot's tokens start; no CUDA graph yet (it reads the old ones)."
     import torch
     H = kv_shape(self.model)[1]
     self.slots, self.room, self.arange = slots, room, torch.arange(room, device=self.device)
     self.base = (torch.arange(slots*H, device=self.device)*room).view(slots, H)
     self.hist_base = torch.arange(slots, device=self.device)*room
-    if self.static_room: # what a captured graph reads and writes must stay where it is
-        for t in [*(getattr(self, k) for k in STATE), *(x for l in self.cache.layers for x in (l.keys, l.values))]: torch._dynamo.mark_static_address(t)
+    self.graph = self.graph_out = None
 
 # %% ../nbs/02c0_decoding.ipynb #66d32904
 @patch
 def _need_room(self:Decoder, need:int):
     "Make every slot hold at least `need` positions: half as many again as asked (growing is rare), every row's cache copied once."
     if need <= self.room: return
-    if self.static_room: log.warning(f"a row needs {need} positions and the static cache has {self.room}: growing it (a compiled step is made again)")
+    if self.static_room: log.warning(f"a row needs {need} positions and the static cache has {self.room}: growing it (its CUDA graph is captured again)")
     self._new_state(self.slots, -(-max(need, self.room + self.room//2) // 64) * 64)
-    self.compiled = None
 
 # %% ../nbs/02c0_decoding.ipynb #a19665fc
 @patch
@@ -287,7 +287,8 @@ def _prefill(self:Decoder, row:Row, slot:int):
                        use_cache=True, **{self._cache_kw: self.cache}, **self._fwd)
     for k, v in dict(pos=len(p) - 1, last=p[-1], made=0, caps=row.cap, keys=row_key(row.seed), temps=float(row.temperature), live=1).items():
         getattr(self, k)[slot] = v
-    self.rows[slot], row.seconds = row, row.seconds + time.perf_counter() - t0
+    dt = time.perf_counter() - t0
+    self.rows[slot], row.seconds, self.stats.prefill_seconds = row, row.seconds + dt, self.stats.prefill_seconds + dt
 
 # %% ../nbs/02c0_decoding.ipynb #6d79cb53
 @patch
@@ -422,21 +423,33 @@ def _failed(self:Decoder, live:list, oom:bool, why:str) -> list:
 
 # %% ../nbs/02c0_decoding.ipynb #696a6341
 @patch
-def _run(self:Decoder, n:int, width:int):
-    "The step, compiled into CUDA graphs on a GPU with a static cache (made on first use), else eager."
+def _capture(self:Decoder, n:int, width:int):
+    "Record the step as a CUDA graph: warmed up once on a side stream (the state put back after), then captured."
     import torch
-    if not (self.graphs and self.device.type == 'cuda' and self.compiled is not False): return self._forward(n, width)
-    first = self.compiled is None
-    if first: self.compiled = torch.compile(self._forward, mode='reduce-overhead', dynamic=False)
-    t0 = time.perf_counter()
-    try: out = self.compiled(n, width)
-    except Exception as e:
-        if is_oom(e): raise
-        log.warning(f"compiling the decoding step failed ({describe_error(e)}): decoding without CUDA graphs, the cache grown as needed")
-        self.compiled, self.static_room = False, None
-        return self._forward(n, width)
-    if first: self.stats.compile_seconds += time.perf_counter() - t0
-    return out
+    saved = [getattr(self, k).clone() for k in STATE]
+    side = torch.cuda.Stream(self.device); side.wait_stream(torch.cuda.current_stream(self.device))
+    with torch.cuda.stream(side): self._forward(n, width)
+    torch.cuda.current_stream(self.device).wait_stream(side)
+    for k, t in zip(STATE, saved): getattr(self, k).copy_(t) # the warm-up's step undone (the keys it wrote are rewritten alike)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g): self.graph_out = self._forward(n, width)
+    self.graph = g
+
+@patch
+def _run(self:Decoder, n:int, width:int):
+    "The step: replayed from its CUDA graph on a GPU with a static cache (captured on first use), else run eagerly."
+    if not (self.graphs and self.device.type == 'cuda' and self.static_room): return self._forward(n, width)
+    if self.graph is None:
+        t0 = time.perf_counter()
+        try: self._capture(n, width)
+        except Exception as e:
+            if is_oom(e): raise
+            log.warning(f"the decoding step cannot be captured as a CUDA graph ({describe_error(e)}): decoding without one, the cache grown as needed")
+            self.graphs, self.static_room, self.graph = False, None, None
+            return self._forward(n, width)
+        self.stats.graph_seconds += time.perf_counter() - t0
+    self.graph.replay()
+    return self.graph_out
 
 # %% ../nbs/02c0_decoding.ipynb #aa48daa7
 @patch
@@ -453,8 +466,8 @@ def _decode(self:Decoder) -> list:
     except Exception as e: err = (is_oom(e), describe_error(e))
     live = [i for i in range(n) if self.rows[i] is not None]
     if err: return self._failed(live, *err)
-    self.stats.steps += 1
     dt, done = time.perf_counter() - t0, []
+    self.stats.steps += 1; self.stats.decode_seconds += dt
     for i in live:
         r = self.rows[i]; r.out.append(tokens[i]); r.seconds += dt/len(live)
         if ends[i] or (r.stop is not None and len(r.out) - r.checked >= self.check_every and self._cut(r)): done.append(self._end(i))
