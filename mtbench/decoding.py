@@ -11,8 +11,9 @@ from .data import MTBenchError, log
 from .client import describe_error
 
 # %% auto #0
-__all__ = ['M32', 'STATE', 'mix32', 'row_key', 'uniforms', 'sample_rows', 'slot_layer', 'kv_shape', 'slot_cache',
-           'attention_windows', 'Row', 'DecodeStats', 'is_oom', 'processors', 'Decoder']
+__all__ = ['M32', 'SLOT_RANGES', 'SLOT_SDPA', 'STATE', 'mix32', 'row_key', 'uniforms', 'sample_rows', 'slot_layer', 'kv_shape',
+           'slot_cache', 'attention_windows', 'Row', 'DecodeStats', 'is_oom', 'processors', 'split_ranges',
+           'sdpa_slots', 'slot_attention', 'Decoder']
 
 # %% ../nbs/02c0_decoding.ipynb #fb520058
 M32 = 0xFFFFFFFF # the 32 bits the noise hash works on
@@ -157,6 +158,7 @@ class DecodeStats:
     refills: int = 0 # rows admitted into a slot freed while other rows were decoding
     halvings: int = 0 # out-of-memory errors that halved the slots
     moves: int = 0 # rows moved to a lower slot, to keep the rows decoding together
+    split_steps: int = 0 # steps whose attention ran over several ranges of slots (`split_ranges`)
     prefill_seconds: float = 0.0 # running prompts into their slots
     decode_seconds: float = 0.0 # decoding steps (a CUDA graph's capture included)
     graph_seconds: float = 0.0 # capturing the step as a CUDA graph: its warm-up and capture
@@ -187,6 +189,62 @@ def processors(model, # a transformers causal LM
                      'ids' if isinstance(p, RepetitionPenaltyLogitsProcessor) and p.prompt_ignore_length is None else 'row')
     return [(how(p), p) for p in procs]
 
+# %% ../nbs/02c0_decoding.ipynb #31e51928
+def split_ranges(lens:list, # each slot's positions to read (0: no row)
+                 call:int=512, # what a further attention call costs, in positions read
+                 least:int=2048, # the fewest positions a split must save
+                ) -> list|None:
+    "Contiguous ranges (first slot, end slot, width) over which attention reads fewest positions, a call counted as `call`; None where one call does as well."
+    n, best, cut = len(lens), [0] + [None]*len(lens), [0]*(len(lens) + 1)
+    for i in range(1, n + 1):
+        m = 0
+        for j in range(i - 1, -1, -1):
+            m = max(m, lens[j]); c = best[j] + (i - j)*m + (call if m else 0)
+            if best[i] is None or c < best[i]: best[i], cut[i] = c, j
+    one = n*max(lens) + call
+    if one - best[n] < max(least, one/4): return None
+    ranges, i = [], n
+    while i:
+        j, w = cut[i], max(lens[cut[i]:i])
+        if w or not ranges or ranges[-1][2]: ranges.append((j, i, w))
+        else: ranges[-1] = (j, ranges[-1][1], 0) # empty slots side by side: one range
+        i = j
+    return ranges[::-1]
+
+# %% ../nbs/02c0_decoding.ipynb #4e3c497f
+import contextvars
+SLOT_RANGES = contextvars.ContextVar('SLOT_RANGES', default=None) # the ranges of slots (`split_ranges`) of the decoding step under way
+SLOT_SDPA = 'sdpa_slots' # transformers' SDPA, over ranges of slots in a decoding step that has them
+
+def sdpa_slots(module, # the attention layer calling it (transformers' attention interface)
+               query, # (rows, heads, tokens, head size)
+               key, # (rows, key/value heads, positions, head size)
+               value, # the same shape as `key`
+               attention_mask, # SDPA's boolean mask (rows, 1, tokens, positions), or None
+               **kw, # transformers' others: scaling, dropout, ...
+              ):
+    "transformers' SDPA attention; in a decoding step with `SLOT_RANGES`, one call per range of slots up to its width (zeros for a range with no row)."
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    ranges = SLOT_RANGES.get()
+    if ranges is None or query.shape[2] != 1: return sdpa_attention_forward(module, query, key, value, attention_mask, **kw)
+    part = lambda a, b, w: (sdpa_attention_forward(module, query[a:b], key[a:b, :, :w], value[a:b, :, :w], attention_mask[a:b, ..., :w], **kw)[0] if w
+                            else query.new_zeros(b - a, 1, query.shape[1], query.shape[3]))
+    return torch.cat([part(*r) for r in ranges]), None
+
+# %% ../nbs/02c0_decoding.ipynb #e172b53a
+def slot_attention(model, # a transformers (or PEFT) model
+                  ) -> bool:
+    "Switch `model`'s `sdpa` attention to `sdpa_slots` (registered with transformers' attention interface, with SDPA's mask) where transformers lets it; whether it runs it."
+    from transformers import AttentionInterface, AttentionMaskInterface
+    from transformers.masking_utils import sdpa_mask
+    core = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    if core.config._attn_implementation == SLOT_SDPA: return True
+    if core.config._attn_implementation != 'sdpa' or not core._can_set_attn_implementation(): return False
+    AttentionInterface.register(SLOT_SDPA, sdpa_slots); AttentionMaskInterface.register(SLOT_SDPA, sdpa_mask)
+    core.set_attn_implementation(SLOT_SDPA)
+    return True
+
 # %% ../nbs/02c0_decoding.ipynb #ca80d4cf
 STATE = ('pos', 'last', 'made', 'caps', 'keys', 'temps', 'live') # per slot: where its next token goes, that token, tokens written, its budget, noise key, temperature, 1 if a row holds it
 
@@ -209,6 +267,7 @@ class Decoder:
         params = inspect.signature((model.get_base_model() if hasattr(model, 'get_base_model') else model).forward).parameters
         self._fwd = {'logits_to_keep': 1} if 'logits_to_keep' in params else {}
         self._cache_kw = 'cache' if 'cache' in params else 'past_key_values' # transformers 5.x renames it
+        self.split = self.device.type == 'cpu' and not static_room and slot_attention(model) # attention over ranges of slots, where it saves reads
         self._new_state(slots, static_room or 64)
 
     def __repr__(self): return f"Decoder({self.slots} slots, {self._live()} rows decoding, {len(self.waiting)} waiting)"
@@ -221,7 +280,8 @@ def _live(self:Decoder) -> int: return sum(r is not None for r in self.rows)
 def _free_slot(self:Decoder) -> int|None: return next((i for i, r in enumerate(self.rows) if r is None), None)
 
 @patch
-def add(self:Decoder, row:Row):
+def add(self:Decoder, row:Row, # the answer to write
+       ):
     "Queue `row` (an urgent one at the front); a later `step` admits it into a free slot."
     if row.urgent: self.waiting.appendleft(row)
     else: self.waiting.append(row)
@@ -361,10 +421,14 @@ def _forward(self:Decoder, n:int, width:int):
     w = self.where
     w.mode, w.n, w.width = 'decode', n, width
     w.index = (self.base[:n] + self.pos[:n, None]).reshape(-1)
-    logits = self.model(input_ids=self.last[:n, None], position_ids=self.pos[:n, None], attention_mask=self._mask(n, width),
-                        use_cache=True, **{self._cache_kw: self.cache}).logits[:, -1]
+    ranges = split_ranges([len(r.ids) + len(r.out) if r is not None else 0 for r in self.rows[:n]]) if self.split else None
+    self.stats.split_steps += ranges is not None
+    token = SLOT_RANGES.set(ranges)
+    try: logits = self.model(input_ids=self.last[:n, None], position_ids=self.pos[:n, None], attention_mask=self._mask(n, width),
+                             use_cache=True, **{self._cache_kw: self.cache}).logits[:, -1]
+    finally: SLOT_RANGES.reset(token)
     nxt = self._pick(self._scores(logits, n, width), n)
-    if self.hist is not None: self.hist.view(-1).index_copy_(0, self.hist_base[:n] + self.pos[:n] + 1, nxt)
+    if self.hist is not None: self.hist.view(-1).index_copy_(0, self.hist_base[:n] + (self.pos[:n] + 1).clamp_max(self.room - 1), nxt) # (an empty slot's stale position stays in its slot)
     live = self.live[:n]
     self.made[:n] += live; self.pos[:n] += live; self.last[:n] = nxt
     return nxt, torch.isin(nxt, self.stop_ids) | (self.made[:n] >= self.caps[:n])
