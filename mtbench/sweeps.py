@@ -94,7 +94,8 @@ def random_loras(base:str|Path, # the base model's folder
     return [Path(f) for f in folders]
 
 # %% ../nbs/02g_sweeps.ipynb #6860cd6a
-def adapter_name(model_id:str) -> str:
+def adapter_name(model_id:str, # the model's id (its answer file's name)
+                ) -> str:
     "The name an adapter is attached under: its model id, with what PEFT's module names cannot hold (a dot) replaced."
     return re.sub(r'[^\w-]', '_', model_id)
 
