@@ -476,19 +476,21 @@ def format_comparisons(rows:list, # comparison records (`COMPARE_FIELDS`), as `s
     return '\n\n'.join(f"{title}\n{table}" for title, table in out) + ('\n\nNotes:\n' + '\n'.join(f"- {n}" for n in notes) if notes else '')
 
 # %% ../nbs/06g_tables.ipynb #f592f516
-def _check_models(js, baseline):
-    "Stop when the baseline has no judgments, or when no judge graded two models."
+def _check_models(js, baseline, model_list=None):
+    "Stop when the baseline or a model of `model_list` has no judgments (naming it), or when no judge graded two models."
     models = list(dict.fromkeys([*js['single'].get('model', []), *js['pair'].get('model_1', []), *js['pair'].get('model_2', [])]))
     if baseline and baseline not in models: raise MTBenchError(f"--baseline {baseline}: it has no judgments here; models: {', '.join(models)}")
+    if miss := [m for m in model_list or [] if m not in models]:
+        raise MTBenchError(f"--model-list {' '.join(miss)}: {'it has' if len(miss) == 1 else 'they have'} no judgments here; models: {', '.join(models)}")
     if len(models) < 2: raise MTBenchError(f"nothing to compare: the judgments have one model ({', '.join(models) or 'none'}); compare needs two, judged by the same judge")
 
 # %% ../nbs/06g_tables.ipynb #4cfc5f9a
 def _comparison_rows(run:RunSettings, show:ShowSettings, all_pairs:bool, runs) -> tuple:
     "(the comparison records, the judgments, notes, the benchmark) of the runs or files `compare` and `mtbench compare` read, checked comparable."
-    sel = run.selection
+    sel, show = run.selection, show.check() # --n-boot and --seed, before anything is read
     bench = get_benchmark(sel.benchmark, sel.questions)
     js, notes = _compare_inputs(_sources(runs, show.judgment_file, run.output_dir, bench), show.judge)
-    _check_models(js, show.baseline)
+    _check_models(js, show.baseline, show.model_list)
     rows = to_records(comparisons(js, show, question_labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
     if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
     return rows, js, notes, bench
