@@ -310,10 +310,11 @@ class EvalResults:
 # %% ../nbs/05_evaluator.ipynb #7696c3d1
 @patch
 def _check_run(self:MTBenchEvaluator):
-    "Before anything is loaded: the judge settings, the run resolved (`resolve`), the judge, the benchmark's modes, the judging's estimated cost (`confirm`), W&B, every model's access, and each answer file writable (once)."
+    "Before anything is loaded: the judge settings, the run resolved (`resolve`), the judge, the benchmark's modes and judge prompts, the judging's estimated cost (`confirm`), W&B, every model's access, and each answer file writable (once)."
     self.settings.judging.check() # judge_samples=0 refused now, not after the answers
     rr, spec = self.resolve(), self.judge_spec
     rr.bench.check_mode(self.settings.judging.mode)
+    rr.bench.judge_prompts(rr.settings.selection.data_dir, self.settings.judging.judge_prompts) # the judge's data read now, not after the answers are paid for (KoMT's detector.py: issue 40, #10)
     if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
         from mtbench.judging import run_estimate
         self.confirm(run_estimate(rr.questions, len(rr.models), self.settings.judging, spec, rr.bench))
