@@ -11,7 +11,8 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES', 'CHROMIUM_ARGS', 'FakeChatServer',
            'fake_completion', 'small_disk', 'full_cache', 'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run',
-           'chromium_path', 'Seen', 'in_chromium', 'demo_run']
+           'chromium_path', 'Seen', 'in_chromium', 'demo_run', 'FakeLlamaServer', 'fake_continuation',
+           'fake_llama_server', 'llama_server_standin']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -41,12 +42,14 @@ class FakeChatServer:
                  every:float=0.5, # a streamed reply's seconds between pieces (its text is cut into latency/every pieces)
                  faults_on:dict|None=None, # {text: fault}: a request whose messages hold the text gets that fault, every time
                  models:list|None=None, # the model ids `GET /models` lists, as vLLM and OpenAI do; None: no such route (404), as some servers
+                 hold:int=0, # answer nothing until this many requests have come (a client that sends them without waiting for a reply); 0: no hold
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
         self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
         self.stream, self.every, self.faults_on, self.models, self.listed = stream, every, dict(faults_on or {}), models, 0
         if bad := [f for f in [*self.faults, *self.faults_on.values()] if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
+        self.hold, self._came = hold, threading.Event()
 
 # %% ../nbs/00f_testing.ipynb #df010acc
 @patch
@@ -133,6 +136,9 @@ def do_POST(self:_Handler):
     self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body, stream=stream and self.srv.stream)) # the body's sampling fields; how it was read apart
     if self.srv.dead: entry['reason'] = 'killed'; return self._reset() # a killed server: a kept-alive connection gets a reset
     if status != 200: return self._refuse(status, auth, reason)
+    if self.srv.hold: # every reply waits for the hold-th request (a client that waits for a reply first gets one after a minute)
+        if len(self.srv.log) >= self.srv.hold: self.srv._came.set()
+        self.srv._came.wait(60)
     if self.srv.slots: self.srv.slots.acquire()
     try:
         entry['start'] = time.monotonic() # its slot's work begins
@@ -190,9 +196,23 @@ def _stream(self:_Handler, fault:str, body:dict, usage:bool):
     except (BrokenPipeError, ConnectionResetError): pass # the client went away
 
 # %% ../nbs/00f_testing.ipynb #4d8b5708
+class _Counting(http.server.ThreadingHTTPServer):
+    "A threading HTTP server that knows how many connections it has open (accepted and not yet closed)."
+    def __init__(self, *a, **kw): self.open, self._conns = 0, threading.Lock(); super().__init__(*a, **kw)
+    def get_request(self):
+        with self._conns: r = super().get_request(); self.open += 1; return r
+    def shutdown_request(self, request):
+        try: super().shutdown_request(request)
+        finally:
+            with self._conns: self.open -= 1
+    def idle(self) -> bool:
+        "No connection open, and none waiting to be accepted."
+        import select
+        with self._conns: return self.open == 0 and not select.select([self.socket], [], [], 0)[0]
+
 @patch
 def __enter__(self:FakeChatServer):
-    server = type('Server', (http.server.ThreadingHTTPServer,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
+    server = type('Server', (_Counting,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
     self._httpd = server(('127.0.0.1', 0), type('Handler', (_Handler,), {'srv': self}))
     self._httpd.daemon_threads = True
     quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
@@ -266,6 +286,16 @@ def fake_completion(body:dict, # the chat-completions request
     pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
     return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
             'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}
+
+# %% ../nbs/00f_testing.ipynb #452da755
+@patch
+def wait_idle(self:FakeChatServer, timeout:float=300, # seconds after which a connection still open is a test's error
+             ):
+    "Wait until every connection to the server has closed and nothing waits to be accepted: after a client process has ended (killed or not), everything it sent is in `log`."
+    deadline = time.monotonic() + timeout
+    while not self._httpd.idle():
+        if time.monotonic() > deadline: raise AssertionError(f"{self._httpd.open} connections to the stand-in still open after {timeout} s")
+        time.sleep(0.005)
 
 # %% ../nbs/00f_testing.ipynb #4f6f2c7d
 @contextlib.contextmanager
@@ -644,3 +674,86 @@ def demo_run(folder, # where to write it (made, with its parents)
                                usage={'prompt_tokens': 1500, 'completion_tokens': 300}, cost_usd=0.063))
     for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
     return rf.path
+
+# %% ../nbs/00f_testing.ipynb #52111b4f
+_WORDS = 'the a model answer is of to and in that it for as with on this be by at from'.split()
+
+class FakeLlamaServer:
+    "A stand-in for llama.cpp's `llama-server` on 127.0.0.1: the completions route with token-id prompts, /health, /slots and /v1/models."
+    def __init__(self, slots:int=4, # -np: sequences at once
+                 ctx:int=8192, # -c: the context of all slots together
+                 alias:str='model', # --alias: the name /v1/models lists
+                 port:int=0, # the port to listen on (0: a free one)
+                 log_file:str|Path|None=None, # also append each request, as a JSON line, to this file (the stand-in run as a process)
+                ):
+        self.slots, self.ctx, self.alias, self.port, self.log_file = slots, ctx, alias, port, log_file
+        self.log, self._lock = [], threading.Lock()
+    def __enter__(self):
+        self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', self.port), type('Handler', (_LlamaHandler,), {'srv': self}))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.root, self.base_url = f'http://127.0.0.1:{self.port}', f'http://127.0.0.1:{self.port}/v1'
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+    def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+# %% ../nbs/00f_testing.ipynb #e1b9019c
+def fake_continuation(prompt:list|str, # token ids (or text)
+                      max_tokens:int=16, # the most words (tokens) to give
+                     ) -> tuple:
+    "(text, tokens): a deterministic reply to `prompt`, a few words of it drawn from its ids, at most `max_tokens` words."
+    import zlib
+    h = zlib.crc32(json.dumps(prompt).encode())
+    n = max(0, min(max_tokens, 4 + h % 8))
+    return ' '.join(_WORDS[(h >> k) % len(_WORDS)] for k in range(n)).capitalize() + ('.' if n else ''), n
+
+class _LlamaHandler(_Handler):
+    def do_GET(self):
+        path = self.path.split('?')[0].rstrip('/')
+        if path == '/health': return self._send(200, {'status': 'ok'})
+        if path == '/slots': return self._send(200, [{'id': i, 'n_ctx': self.srv.ctx//self.srv.slots, 'is_processing': False} for i in range(self.srv.slots)])
+        if path == '/v1/models': return self._send(200, {'object': 'list', 'data': [{'id': self.srv.alias, 'object': 'model', 'owned_by': 'llamacpp'}]})
+        self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
+
+# %% ../nbs/00f_testing.ipynb #c2a4bcb4
+@patch
+def do_POST(self:_LlamaHandler):
+    body = json.loads(self.rfile.read(int(self.headers.get('Content-Length', 0))) or b'{}')
+    if self.path.rstrip('/') != '/v1/completions': return self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
+    prompt = body.get('prompt')
+    if not (isinstance(prompt, str) or (isinstance(prompt, list) and prompt and all(type(t) is int for t in prompt))):
+        return self._send(400, {'error': {'code': 400, 'message': '"prompt" must be a string or a list of tokens', 'type': 'invalid_request_error'}})
+    n_prompt = len(prompt) if isinstance(prompt, list) else len(prompt.split())
+    text, n = fake_continuation(prompt, int(body.get('max_tokens') or 16))
+    srv = self.srv
+    with srv._lock:
+        srv.log.append(entry := dict(body=body, prompt_tokens=n_prompt, text=text, completion_tokens=n))
+        if srv.log_file:
+            with open(srv.log_file, 'a') as f: f.write(json.dumps(entry) + '\n')
+    self._send(200, {'id': f'cmpl-{len(srv.log)}', 'object': 'text_completion', 'created': int(time.time()), 'model': srv.alias,
+                     'choices': [{'index': 0, 'text': text, 'logprobs': None, 'finish_reason': 'length' if n == body.get('max_tokens') else 'stop'}],
+                     'usage': {'prompt_tokens': n_prompt, 'completion_tokens': n, 'total_tokens': n_prompt + n}})
+
+# %% ../nbs/00f_testing.ipynb #a4773a18
+def fake_llama_server(argv:list|None=None, # llama-server's command line after the program (default: sys.argv[1:])
+                     ):
+    "Run `FakeLlamaServer` in the foreground as llama-server would run, until the process is stopped; requests logged to $MTBENCH_FAKE_LLAMA_LOG."
+    import argparse, os
+    p = argparse.ArgumentParser(prog='llama-server (mtbench stand-in)')
+    p.add_argument('-m', '--model'); p.add_argument('--port', type=int, default=8080); p.add_argument('--alias', default='model')
+    p.add_argument('-np', '--parallel', type=int, default=1); p.add_argument('-c', '--ctx-size', type=int, default=4096)
+    p.add_argument('--version', action='store_true')
+    a, _ = p.parse_known_args(argv)
+    if a.version: print('version: 0 (mtbench stand-in)'); return
+    if not (a.model and Path(a.model).is_file()): sys.exit(f"error: failed to load model '{a.model}'")
+    with FakeLlamaServer(a.parallel, a.ctx_size, a.alias, a.port, os.environ.get('MTBENCH_FAKE_LLAMA_LOG')) as srv:
+        print(f'main: server is listening on {srv.root}', flush=True)
+        threading.Event().wait()
+
+def llama_server_standin(folder:str|Path, # where to write it
+                        ) -> Path:
+    "An executable `llama-server` in `folder` that runs `fake_llama_server` with this Python: for `MTBENCH_LLAMA_SERVER`."
+    exe = Path(folder)/'llama-server'
+    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -c 'from mtbench.testing import fake_llama_server; fake_llama_server()' \"$@\"\n")
+    exe.chmod(0o755)
+    return exe
