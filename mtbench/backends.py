@@ -476,6 +476,14 @@ def pool(self:EndpointBackend):
     return ServerPool([(self.servers[0], self.caller)] + more, self._key(), self.concurrency)
 
 # %% ../nbs/02c_backends.ipynb #1fce43ee
+class _InFlight:
+    "A stop as the answer loop's calls see it: a question in flight still sends its next turn (it lands whole, issue 30), but a call that waits to be sent (a Retry-After, the pacing) gives up at once (`mtbench.client.Unsent`)."
+    no_new = False # every call `_one` makes is its question's, in flight: the loop sends no new question (`NotSent`)
+    def __init__(self, halt): self.halt = halt
+    @property
+    def why(self): return self.halt.why
+    async def unless_stopped(self, aw): return await self.halt.unless_stopped(aw)
+
 @patch
 def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
                max_new_tokens:int=1024, # new tokens per answer
@@ -483,7 +491,7 @@ def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask
     "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns. Ctrl-C or SIGTERM: nothing new is sent, what was sent lands (`halt`)."
     async def go():
         pool, self.halt = self.pool(), GracefulStop()
-        pool.halt = self.halt # a stop cuts short what waits to be sent (a Retry-After, the pacing): nothing new is sent, what was sent lands
+        pool.halt = _InFlight(self.halt) # a stop cuts short what waits to be sent (a Retry-After, the pacing); a question in flight sends its next turn
         sem = asyncio.Semaphore(pool.slots)
         async with pool: # each server's client, its own retries off: the Caller's count
             with self.halt.signals():
