@@ -9,6 +9,7 @@ __all__ = ['TABLES', 'Results', 'question_labels', 'show_results', 'to_records',
 import math, time
 from fastcore.basics import store_attr
 from .errors import MTBenchError
+from .records import question_order
 from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .settings import Selection, ShowSettings
@@ -108,11 +109,20 @@ def _benchmark_lines(js:dict, bench, lab:dict, question_file=None) -> tuple:
         other = ~d.question_id.isin(ids)
         beyond = (d.turn.astype(int) > last) & ~other if last else other & False
         if other.any() or beyond.any():
-            why = ([f"{int(other.sum())} of questions {bench.title} does not have (ids {', '.join(map(str, sorted(set(d.question_id[other]))[:5]))})"] if other.any() else []) + \
+            why = ([f"{int(other.sum())} of questions {bench.title} does not have (ids {', '.join(map(str, sorted(set(d.question_id[other]), key=question_order)[:5]))})"] if other.any() else []) + \
                   ([f"{int(beyond.sum())} of turns beyond its last ({last})"] if beyond.any() else [])
             notes.append(f"{int((other | beyond).sum())} {kind} judgment line(s) left out of the scores: {'; '.join(why)}")
         out[kind] = d[~(other | beyond)]
     return out, notes
+
+# %% ../nbs/06e_analysis.ipynb #51256fe8
+def _check_model_list(every:dict, ml, output_dir=None):
+    "Stop, naming them, when models of --model-list have neither judgments nor answers here (issue 40, #7: they were left out without a word)."
+    from mtbench.runfolder import RunFolder
+    have = list(dict.fromkeys([*every['single'].get('model', []), *every['pair'].get('model_1', []), *every['pair'].get('model_2', []),
+                               *(p.stem for p in (RunFolder(output_dir).answer_files() if output_dir else []))]))
+    if miss := [m for m in ml or [] if m not in have]:
+        raise MTBenchError(f"--model-list {' '.join(miss)}: {'it has' if len(miss) == 1 else 'they have'} no judgments or answers here; models: {', '.join(have) or 'none'}")
 
 # %% ../nbs/06e_analysis.ipynb #ffc951d6
 def _single_tables(single, bench, lab, show) -> tuple:
@@ -145,11 +155,12 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                  benchmark=None, # or the benchmark itself (a name or `Benchmark`): categories, abilities, turns
                 ) -> Results:
     "Scores, category scores, pairwise rates, paired comparisons, speed and judge cost of a run or a judgment file."
-    sel, show = selection or Selection(), show or ShowSettings()
+    sel, show = selection or Selection(), (show or ShowSettings()).check() # --n-boot and --seed, before anything is read
     folder = output_dir is not None and not show.judgment_file
     if folder: show = show.update(dedupe=True) # a run folder: the live judgment of each key counts, the superseded ones do not
     bench = get_benchmark(benchmark) if benchmark is not None else get_benchmark(sel.benchmark, sel.questions)
     every, ml, lab = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list, question_labels(bench, show.question_file, sel.data_dir)
+    _check_model_list(every, ml, output_dir if folder else None)
     js, left_out = _benchmark_lines(every, bench, lab, show.question_file) # scores count the benchmark's own questions and turns
     first, samples = _split_samples(js['single'], show) # with judge_samples: the score tables count the first sample, FastChat's
     scores, overall, categories, abilities, notes = _single_tables(first, bench, lab, show)

@@ -15,7 +15,7 @@ from .runfolder import redact_url, file_stem, secret_env, key_like
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
-           'listify', 'row_seed', 'auto_batch_size', 'HFBackend', 'KeptRow', 'EndpointBackend', 'NotSent',
+           'listify', 'row_seed', 'auto_batch_size', 'HFBackend', 'KeptRow', 'model_urls', 'EndpointBackend', 'NotSent',
            'transformers_backend']
 
 # %% ../nbs/02c_backends.ipynb #0917f598
@@ -373,6 +373,16 @@ def _completion(self:HFBackend, row:list, seconds:float) -> Completion:
     raw = postprocess(self.tok, row, self.stop_ids | {self.pad_id}, self.stop_strings)
     return Completion(strip_think(raw), raw, n, seconds)
 
+# %% ../nbs/02c_backends.ipynb #743e3f46
+def model_urls(base_url, # the model's server: one URL, or several of one model (space-separated); None: none
+              ) -> list:
+    "The model's server URLs, each checked as the judge's are (`mtbench.servers.url_problem`): one that cannot be a server's is refused in one line, before anything is sent."
+    from mtbench.servers import url_list, url_problem # (a later notebook's module, imported when used)
+    urls = url_list(base_url)
+    if (bad := next((u for u in urls if url_problem(u)), None)):
+        raise SettingError('model_base_url', redact_url(bad), f"{url_problem(bad)}: give the model server's URL, http(s)://HOST[:PORT]/v1, e.g. http://127.0.0.1:8000/v1")
+    return urls
+
 # %% ../nbs/02c_backends.ipynb #7af9b729
 class EndpointBackend(Backend):
     "Generate answers with a model behind an OpenAI-compatible endpoint."
@@ -385,8 +395,7 @@ class EndpointBackend(Backend):
                  max_retries:int=4, # retries of rate limits, server errors and dropped connections (the `CallPolicy`'s attempts are one more)
                  model_id:str|None=None, # name of the answer file (default: from `model`)
                 ):
-        from mtbench.servers import url_list # (a later notebook's module, imported when used)
-        self.servers = url_list(base_url) # one or several servers of the model
+        self.servers = model_urls(base_url) # one or several servers of the model, checked
         self.base_url, self.model, self.api_key_env, self.served = ' '.join(self.servers), model, api_key_env, {}
         self.concurrency, self.timeout, self.max_retries, self.halt = concurrency, timeout, max_retries, GracefulStop()
         self.model_id = file_stem(model_id or str(model).rstrip('/').split('/')[-1]) # the answer file's name, by the one rule
@@ -449,11 +458,15 @@ class NotSent(Exception):
 @patch
 async def _one(self:EndpointBackend, pool, sem, messages, temperature, max_new_tokens, seed, started:list|None=None) -> Completion:
     "One answer, made on the least busy server of `pool` (`mtbench.servers.ServerPool`); a call that gave nothing usable after its retries is a failed `Completion`; `NotSent` once the run stops, unless `started` (its question's) holds True."
+    from mtbench.client import Unsent
     async with sem:
         if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
         if started is not None and not started: started.append(True); self.halt.in_flight += 1 # its question is in flight
         try: r, text, dt = await pool.call(lambda s: self._request(s, messages, temperature, max_new_tokens, seed))
         except CallFailed as e: return Completion(error=str(e))
+        except Unsent as e: # the run stopped while it waited to be sent again (a Retry-After): not sent
+            if not (started and started[0]): raise NotSent(str(e)) from None
+            return Completion(error=f"not sent: the run was stopped ({e}) while it waited to try again") # its question lands, failed: a rerun answers it
     raw = text.strip()
     return Completion(strip_think(raw), raw, getattr(getattr(r, 'usage', None), 'completion_tokens', None) or 0, dt)
 
@@ -466,6 +479,14 @@ def pool(self:EndpointBackend):
     return ServerPool([(self.servers[0], self.caller)] + more, self._key(), self.concurrency)
 
 # %% ../nbs/02c_backends.ipynb #1fce43ee
+class _InFlight:
+    "A stop as the answer loop's calls see it: a question in flight still sends its next turn (it lands whole, issue 30), but a call that waits to be sent (a Retry-After, the pacing) gives up at once (`mtbench.client.Unsent`)."
+    no_new = False # every call `_one` makes is its question's, in flight: the loop sends no new question (`NotSent`)
+    def __init__(self, halt): self.halt = halt
+    @property
+    def why(self): return self.halt.why
+    async def unless_stopped(self, aw): return await self.halt.unless_stopped(aw)
+
 @patch
 def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
                max_new_tokens:int=1024, # new tokens per answer
@@ -473,6 +494,7 @@ def run_asking(self:EndpointBackend, main, # async (ask) -> anything: `await ask
     "Run `main` with an `ask` that sends one conversation, at most `concurrency` in flight on one client; returns what `main` returns. Ctrl-C or SIGTERM: nothing new is sent, what was sent lands (`halt`)."
     async def go():
         pool, self.halt = self.pool(), GracefulStop()
+        pool.halt = _InFlight(self.halt) # a stop cuts short what waits to be sent (a Retry-After, the pacing); a question in flight sends its next turn
         sem = asyncio.Semaphore(pool.slots)
         async with pool: # each server's client, its own retries off: the Caller's count
             with self.halt.signals():

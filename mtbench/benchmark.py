@@ -10,8 +10,8 @@ from pathlib import Path
 from fastcore.basics import patch
 from fastcore.foundation import L
 from .errors import MTBenchError
-from .records import CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions, select_questions, load_reference_answers, load_judge_prompts, reference_file, check_question, question_records
-from .pins import official_file, data_dir
+from .records import CATEGORIES, NEED_REF_CATS, Question, Answer, category_temperature, load_questions, select_questions, load_reference_answers, load_judge_prompts, reference_file, check_question, question_records, check_question_ids, question_key, question_order
+from .pins import official_file, data_dir, sha256_file
 from .settings import SettingError
 from .runfolder import RunFolder
 
@@ -87,6 +87,15 @@ def data_files(self:Benchmark,
     "The files a run reads, by name, for run.json to record with their sha256."
     return {}
 
+# %% ../nbs/00e_benchmark.ipynb #227a469f
+@patch
+def data_record(self:Benchmark,
+                data_dir=None, # where the benchmark's data lives (default: its download cache)
+                reference=None, # reference answers: as `data_files` takes them
+               ) -> dict:
+    "`data_files` as run.json records them: {name: {path, sha256}} (a run's, and each judging's after it)."
+    return {k: {'path': str(p), 'sha256': sha256_file(p)} for k, p in self.data_files(data_dir, reference).items()}
+
 # %% ../nbs/00e_benchmark.ipynb #a9da3431
 def own_history(q:Question, # the question
                 answers:list|str|None=None, # the model's answers to the earlier turns
@@ -157,13 +166,20 @@ def references(self:Benchmark,
     return {}
 
 # %% ../nbs/00e_benchmark.ipynb #6263d460
+def _digest(texts) -> str: return hashlib.blake2b('\0'.join(map(str, texts)).encode(), digest_size=8).hexdigest()
+
 @patch
 def judge_prompts(self:Benchmark,
                   data_dir=None, # where the benchmark's data lives (default: its download cache)
                   path=None, # a judge prompts file instead of the benchmark's own
                  ) -> dict:
-    "The judge prompts by name: FastChat's (or the file at `path`)."
-    return load_judge_prompts(data_dir, path)
+    "The judge prompts by name: FastChat's, or the file at `path`'s, each of those that is not FastChat's marked with a digest of its text (`prompt_digest`)."
+    if path is None: return load_judge_prompts(data_dir)
+    try: theirs = load_judge_prompts(data_dir)
+    except MTBenchError: theirs = {} # FastChat's not at hand: every prompt of the file is marked
+    text = lambda p: _digest([p.system_prompt, p.prompt_template])
+    return {n: p if n in theirs and text(theirs[n]) == text(p) else replace(p, extra={**p.extra, 'prompt_digest': text(p)})
+            for n, p in load_judge_prompts(data_dir, path).items()}
 
 # %% ../nbs/00e_benchmark.ipynb #4f5b89f9
 @patch
@@ -189,9 +205,11 @@ def judge_fields(self:Benchmark,
 def record_fields(self:Benchmark,
                   task, # the judgment made (`mtbench.judge.JudgeTask`)
                  ) -> dict:
-    "Fields a judgment record of `task` carries beyond FastChat's: the reference set, where it is not FastChat's."
-    r = task.ref.extra.get('reference_set') if getattr(task, 'ref', None) is not None else None
-    return {'reference': r} if r else {}
+    "Fields a judgment record of `task` carries beyond FastChat's: the reference set and a digest of its answer, and a digest of the judge prompt, where they are not FastChat's."
+    ref = getattr(task, 'ref', None)
+    r = ref.extra.get('reference_set') if ref is not None else None
+    p = (getattr(getattr(task, 'prompt', None), 'extra', None) or {}).get('prompt_digest')
+    return {**({'reference': r, 'reference_digest': _digest(ref.texts())} if r else {}), **({'prompt_digest': p} if p else {})}
 
 # %% ../nbs/00e_benchmark.ipynb #a6269702
 @patch
@@ -329,15 +347,14 @@ def _check_extras(d, where, n):
 # %% ../nbs/00e_benchmark.ipynb #37c1824c
 def _read_jsonl_suite(path) -> list:
     "The questions of a FastChat-format file of your own: any categories, any number of turns."
-    qs, seen = [], {}
+    qs, lines = [], []
     for i, d in question_records(path):
         where = f"{path}:{i}"
         if not isinstance(d, dict): raise MTBenchError(f"{where}: expected a JSON object (a question)")
         check_question(d, where, categories=None, turns=None)
         _check_extras(d, where, len(d['turns']))
-        if d['question_id'] in seen: raise MTBenchError(f"{where}: question_id {d['question_id']} is already used on line {seen[d['question_id']]}")
-        seen[d['question_id']] = i
-        qs.append(Question.from_dict(d))
+        qs.append(Question.from_dict(d)); lines.append((i, d['question_id']))
+    check_question_ids(lines, path) # one id each ('1' is 1), all numbers or all names
     return qs
 
 # %% ../nbs/00e_benchmark.ipynb #4841461b
@@ -411,7 +428,7 @@ def _yaml_case(case, node, path, tasks) -> Question:
     if extra: raise MTBenchError(f"{at(extra[0])}: unknown field {extra[0]!r}; a case has {', '.join(CASE_FIELDS + OPTIONAL_CASE_FIELDS)}")
     missing = [k for k in CASE_FIELDS if k not in case]
     if missing: raise MTBenchError(f"{path}:{yaml_line(node)}: case has no '{missing[0]}' (a case needs {', '.join(CASE_FIELDS)})")
-    if not isinstance(case['id'], int) or isinstance(case['id'], bool): raise MTBenchError(f"{at('id')}: id must be a whole number, got {case['id']!r}")
+    if question_key(case['id']) is None: raise MTBenchError(f"{at('id')}: id must be a whole number or a name, got {case['id']!r}")
     if not (isinstance(case['task'], str) and case['task'].strip()): raise MTBenchError(f"{at('task')}: 'task' must be a non-empty string")
     if tasks is not None and case['task'] not in tasks: raise MTBenchError(f"{at('task')}: unknown task {case['task']!r}; the suite's tasks are {', '.join(tasks)}")
     t, tn = case['turns'], yaml_fields(node)['turns'][1]
@@ -440,6 +457,7 @@ def _read_yaml_suite(path) -> tuple:
         q = _yaml_case(case, n, path, tasks)
         if q.question_id in seen: raise MTBenchError(f"{path}:{yaml_line(n)}: id {q.question_id} is already used by the case on line {seen[q.question_id]}")
         seen[q.question_id] = yaml_line(n); qs.append(q)
+    check_question_ids([(seen[q.question_id], q.question_id) for q in qs], path) # all numbers or all names
     name, where = doc.get('name'), f"{path}:{yaml_line(top['name'][0])}" if 'name' in top else None
     if name is not None and not isinstance(name, str): raise MTBenchError(f"{where}: 'name' must be a string")
     return name, where, tasks, qs
@@ -521,4 +539,4 @@ def load_suite(path:str|Path, # a FastChat-format .jsonl or a .yaml/.yml suite
     elif path.suffix == '.jsonl': name, where, tasks, qs = None, None, None, _read_jsonl_suite(path)
     else: raise MTBenchError(f"{path}: a questions file ends in .jsonl (FastChat's format) or .yaml/.yml (a suite)")
     if not qs: raise MTBenchError(f"{path}: no questions in it")
-    return Suite(path, sorted(qs, key=lambda q: q.question_id), _suite_name(name, where, path), tasks)
+    return Suite(path, sorted(qs, key=lambda q: question_order(q.question_id)), _suite_name(name, where, path), tasks)

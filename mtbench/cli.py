@@ -12,6 +12,7 @@ from .store import STORAGE_ERRNOS, storage_error
 from .settings import RunSettings, Settings, SettingError, GROUPS, KEY_NOT_NAME, add_flags, flag_params
 from .benchmark import read_yaml, yaml_fields, yaml_line
 from .client import Terminated, check_endpoints
+from .servers import url_problem
 from .runfolder import file_stem, key_like, redact, redact_url
 
 # %% auto #0
@@ -208,7 +209,7 @@ def _url(path, node, v, what):
     if not v: raise MTBenchError(f"{path}:{yaml_line(node)}: {what} has no base_url: give its server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
     urls = [str(u) for u in v] if isinstance(v, list) else str(v).split()
     for u in urls:
-        if not re.match(r'https?://[^/\s]+', u): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {redact_url(u)!r} is not an http(s) URL")
+        if (why := url_problem(u)): raise MTBenchError(f"{path}:{yaml_line(node)}: {what}: base_url {redact_url(u)!r}: {why}") # as --model-base-url's
     return ' '.join(urls)
 
 # %% ../nbs/07_cli.ipynb #2e16a533

@@ -10,7 +10,7 @@ from fastcore.foundation import L
 from .errors import MTBenchError, log
 from .records import Answer, Question, answer_problem, category_temperature, new_answer_id
 from .store import RecordFile, hold_folder
-from .runfolder import RunFolder, redact_url, writable
+from .runfolder import RunFolder, Filing, file_stem, redact_url, writable
 from .settings import Generation, RunSettings, SettingError
 from .backends import Completion, NotSent
 from .registry import make_backend, get_benchmark
@@ -121,23 +121,27 @@ def generate_answers(model, # a registry name, HF id, folder, `LoadedModel` or b
     if not questions: raise MTBenchError("no questions selected; check categories, question_ids and max_questions")
     gen = (gen if gen is not None else Generation()).check() # once: batch_size parsed, num_choices and max_new_tokens >= 1
     with hold_folder(output_dir, 'mtbench answers'): # one run per folder; taken before a model is loaded
-        model_id, path = _answer_file(output_dir, model, gen, model_id) # so is the answer file checked
+        model_id, path, what = _answer_file(output_dir, model, gen, model_id) # so is the answer file checked
         backend, own = make_backend(model, gen, model_id, longest_prompt(questions, gen.new_tokens(), bench))
         try:
             if path is None: writable(path := RunFolder(output_dir).answer_file(backend.model_id)) # named by the backend
-            return answer_questions(backend, questions, RecordFile(path), gen, bench, progress)
+            return answer_questions(backend, questions, RunFolder(output_dir).answers(path.stem, what), gen, bench, progress) # each record says what model made it
         finally:
             if own: backend.close() # frees the model, or stops the engine's server
 
 # %% ../nbs/03_conversation.ipynb #32246bd0
 def _answer_file(output_dir, model, gen:Generation, model_id:str|None) -> tuple:
-    "(the model's name, its answer file) worked out and checked (`writable`) before a model is loaded; (model_id, None) when only the backend can name it."
-    if not model_id and (gen.model_base_url or hasattr(model, 'model_id')): return model_id, None # loads nothing: named by its backend
-    if not model_id:
-        from mtbench.models import resolve_model, default_model_id # the name `load_model` would give it
-        model_id = default_model_id(model, resolve_model(model))
-    writable(path := RunFolder(output_dir).answer_file(model_id))
-    return model_id, path
+    "(the model's name, its answer file, what the model is) worked out and checked (`writable`) before a model is loaded, never another model's file (`RunFolder.file_names`); no file when only the backend can name it."
+    if hasattr(model, 'model_id'): # a backend or a loaded model passed in: named by it (or `model_id`); what it is, unknown here
+        if model_id: writable(path := RunFolder(output_dir).answer_file(model_id))
+        return model_id, path if model_id else None, None
+    from mtbench.models import resolve_model, default_model_id, model_path # the name `load_model` would give it
+    if gen.model_base_url: what, name = str(model), str(model).rstrip('/').split('/')[-1] # a served model: its name there
+    else: src = resolve_model(model); what, name = model_path(src), default_model_id(model, src)
+    rf = RunFolder(output_dir)
+    if isinstance(name := rf.file_names([Filing(file_stem(model_id or name), what, given=bool(model_id))])[0], Exception): raise name
+    writable(path := rf.answer_file(name))
+    return name, path, what
 
 # %% ../nbs/03_conversation.ipynb #15d11e3e
 def _answered(d:dict|None, q, bench) -> bool:

@@ -11,7 +11,7 @@ from fastcore.basics import store_attr, patch
 from .errors import MTBenchError, log
 from .pins import sha256_file
 from .store import StorageError, RecordFile
-from .runfolder import RunFolder, RunLoop, file_stem, library_versions, writable
+from .runfolder import RunFolder, RunLoop, Filing, file_stem, library_versions, writable
 from .client import check_endpoints
 from .settings import RunSettings, Generation, SettingError
 from .sweeps import expand_models
@@ -86,24 +86,32 @@ def model_id_for(name:str, # the model as given
     if src is None: return file_stem(str(name).rstrip('/').split('/')[-1]) # on --model-base-url: the served name's last segment
     return default_model_id(name, src)
 
-# %% ../nbs/05_evaluator.ipynb #r3s0lv04
-def _model_plan(name, run, gen, folder, device) -> ModelPlan:
-    "One model's `ModelPlan`; a model that cannot be found (or run by the engine asked for) becomes a plan with its `problem`."
-    from mtbench.models import resolve_model
-    from mtbench.engines import choose_engine
-    own = (run.endpoints or {}).get(name) # a --config model: its own server, key and served name
-    ep = own or (dict(base_url=gen.model_base_url, model=name, api_key_env=gen.api_key_env) if gen.model_base_url else None)
-    try:
-        src = None if ep else resolve_model(name)
-        mid = model_id_for(name, src, own is not None, gen)
-        return ModelPlan(name, src, mid, folder.answers(mid), ep, choose_engine(gen.engine, src, device, ep))
-    except MTBenchError as e: return ModelPlan(name, problem=e)
-
+# %% ../nbs/05_evaluator.ipynb #d52eb7ba
 def _with_groups(plans:tuple) -> tuple:
     "`plans` with the base each one shares with others of the run (`sweep_groups`), for the models answered in process."
     from mtbench.sweeps import sweep_groups
     g = sweep_groups({p.name: p.source for p in plans if p.source is not None and p.engine is not None and p.engine.name == 'transformers'})
     return tuple(replace(p, group=g.get(p.name)) for p in plans)
+
+# %% ../nbs/05_evaluator.ipynb #r3s0lv04
+def _model_filing(name, run, gen) -> tuple:
+    "(its endpoint, its `ModelSource`, its `Filing`) of one model; the `MTBenchError` that says it cannot be found in place of the filing."
+    from mtbench.models import resolve_model, model_path
+    own = (run.endpoints or {}).get(name) # a --config model: its own server, key and served name
+    ep = own or (dict(base_url=gen.model_base_url, model=name, api_key_env=gen.api_key_env) if gen.model_base_url else None)
+    try: src = None if ep else resolve_model(name)
+    except MTBenchError as e: return ep, None, e
+    mid, tag = model_id_for(name, src, own is not None, gen), off_protocol_tag(gen.system_prompt, gen.temperature)
+    return ep, src, Filing(mid.removesuffix(tag) if tag else mid, str(ep['model']) if ep else model_path(src), tag, own is not None)
+
+def _model_plan(name, ep, src, filing, model_id, folder, gen, device) -> ModelPlan:
+    "One model's `ModelPlan`; a model that cannot be found, filed (`RunFolder.file_names`) or run by the engine asked for becomes a plan with its `problem`."
+    from mtbench.engines import choose_engine
+    try:
+        for e in (filing, model_id):
+            if isinstance(e, Exception): raise e
+        return ModelPlan(name, src, model_id, folder.answers(model_id, filing.model_path), ep, choose_engine(gen.engine, src, device, ep))
+    except MTBenchError as e: return ModelPlan(name, problem=e)
 
 def resolve_run(run:RunSettings, # the run's settings, as the entry point built them
                ) -> ResolvedRun:
@@ -111,14 +119,18 @@ def resolve_run(run:RunSettings, # the run's settings, as the entry point built 
     from mtbench.registry import get_benchmark
     from mtbench.memory import default_device
     from mtbench.conversation import longest_prompt
+    from mtbench.backends import model_urls
     if not run.models: raise SettingError('models', run.models, 'give the models to evaluate')
     sel = run.selection.check()
     bench = get_benchmark(sel.benchmark, sel.questions)
     qs = bench.questions(sel.data_dir, categories=sel.categories, question_ids=sel.question_ids, max_questions=sel.max_questions)
     gen = run.generation.check().update(max_new_tokens=run.generation.new_tokens(1024)) # batch_size parsed, the budget filled: once
+    model_urls(gen.model_base_url) # an URL that cannot be one is refused now, before anything is paid
     asked = _OffProtocol(bench, gen.system_prompt, gen.temperature) if gen.off_protocol() else bench
     folder, device = RunFolder(Path(run.output_dir)/bench.folder('')), default_device() # bench.folder(''): the benchmark's own subfolder
-    plans = _with_groups(tuple(_model_plan(m, run, gen, folder, device) for m in run.models))
+    pre = [_model_filing(m, run, gen) for m in run.models]
+    names = iter(folder.file_names([f for *_, f in pre if isinstance(f, Filing)])) # each model its own file, whatever its name (one name each, every run)
+    plans = _with_groups(tuple(_model_plan(m, ep, src, f, next(names) if isinstance(f, Filing) else None, folder, gen, device) for m, (ep, src, f) in zip(run.models, pre)))
     return ResolvedRun(run, bench, asked, qs, folder, gen, device, longest_prompt(qs, gen.max_new_tokens, asked) if qs else 0, plans)
 
 # %% ../nbs/05_evaluator.ipynb #f02747a7
@@ -196,8 +208,7 @@ def check_models(self:MTBenchEvaluator):
 @patch
 def data_files(self:MTBenchEvaluator) -> dict:
     "The data files this run reads, with their sha256."
-    files = self.bench.data_files(self.settings.selection.data_dir, self.settings.judging.reference)
-    return {k: {'path': str(p), 'sha256': sha256_file(p)} for k,p in files.items()}
+    return self.bench.data_record(self.settings.selection.data_dir, self.settings.judging.reference)
 
 @patch
 def settings_record(self:MTBenchEvaluator) -> dict:
@@ -334,10 +345,11 @@ class EvalResults:
 # %% ../nbs/05_evaluator.ipynb #7696c3d1
 @patch
 def _check_run(self:MTBenchEvaluator):
-    "Before anything is loaded: the judge settings, the run resolved (`resolve`), the judge, the benchmark's modes, the judging's estimated cost (`confirm`), W&B, every model's access, and each answer file writable (once)."
+    "Before anything is loaded: the judge settings, the run resolved (`resolve`), the judge, the benchmark's modes and judge prompts, the judging's estimated cost (`confirm`), W&B, every model's access, and each answer file writable (once)."
     self.settings.judging.check() # judge_samples=0 refused now, not after the answers
     rr, spec = self.resolve(), self.judge_spec
     rr.bench.check_mode(self.settings.judging.mode)
+    rr.bench.judge_prompts(rr.settings.selection.data_dir, self.settings.judging.judge_prompts) # the judge's data read now, not after the answers are paid for (KoMT's detector.py: issue 40, #10)
     if callable(self.__dict__.get('confirm')): # a hook (`mtbench run` asks, or refuses without --yes, when it is far above the usual)
         from mtbench.judging import run_estimate
         self.confirm(run_estimate(rr.questions, len(rr.models), self.settings.judging, spec, rr.bench))

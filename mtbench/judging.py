@@ -8,7 +8,7 @@ import contextlib, hashlib, json, os, sys, tempfile, threading, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from .errors import MTBenchError, log, atomic_file
-from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem
+from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem, question_key
 from .store import RecordFile
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE, Flag
 from .runfolder import RunFolder, file_stem, writable
@@ -36,7 +36,7 @@ class AnswerIndex:
                 ):
         self.file, self.offsets = RecordFile(path, Answer), {}
         lines = {}
-        for line, off, d in (iter_jsonl(self.file.path) if self.file.path.exists() else []): lines.setdefault(d.get('question_id'), []).append((line, off, d))
+        for line, off, d in (iter_jsonl(self.file.path) if self.file.path.exists() else []): lines.setdefault(question_key(d.get('question_id')), []).append((line, off, d))
         for qid, recs in lines.items():
             if n_turns is None or qid in n_turns: _check_answers(self.file.path, recs, *(n_turns or {}).get(qid, (None, None)))
             self.offsets[qid] = recs[-1][1] # the last record of a question is the live one
@@ -465,8 +465,12 @@ def judge_cli(run:RunSettings, # the run: output_dir, selection, judging, and ge
     sel.check()
     bench = get_benchmark(sel.benchmark, sel.questions)
     bench.check_mode(j.mode) # the modes this benchmark is judged in
-    s = judge_with(resolve_judge(j, need_key=not dry_run), bench.folder(run.output_dir), model_list, j, sel.update(benchmark=bench, questions=None),
-                   run.generation, dry_run, Watch(confirm=lambda est: confirm_cost(est, yes)))
+    spec, folder = resolve_judge(j, need_key=not dry_run), RunFolder(bench.folder(run.output_dir))
+    said = lambda: dry_run or folder.note_judging({k: getattr(j, k) for k in ('judge_prompts', 'reference', 'judge_rubric')}, # run.json says how the judgments
+                                                  bench.data_record(sel.data_dir, j.reference), judge=spec.name, models=model_list) # on disk were made (issue 40, #3)
+    try: s = judge_with(spec, folder.path, model_list, j, sel.update(benchmark=bench, questions=None), run.generation, dry_run, Watch(confirm=lambda est: confirm_cost(est, yes)))
+    except KeyboardInterrupt: said(); raise # stopped (Ctrl-C, SIGTERM): what landed was judged so
+    said()
     print(format_summary(s))
     if (n := s['total'].get('failed')): raise MTBenchError(f"{n} of {s['judgments']} judgments failed (each record says why); run the same command again to retry them")
     if (n := s.get('in_batches')) and not dry_run:

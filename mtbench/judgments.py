@@ -9,19 +9,20 @@ __all__ = ['OFFICIAL_CATEGORY', 'read_judgments', 'load_judgments', 'question_ca
 import math, re
 from pathlib import Path
 from .errors import MTBenchError
-from .records import CATEGORIES, read_jsonl, iter_jsonl, load_questions
+from .records import CATEGORIES, read_jsonl, iter_jsonl, load_questions, question_key
 from .runfolder import RunFolder
 
 # %% ../nbs/06_judgments.ipynb #2b7baf93
 def _num(v): return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
 
 def _common_row(r):
-    "What single and pair judgments share: the judge and its prompt, the question and turn, usage, cost and latency."
+    "What single and pair judgments share: the judge and its prompt (and how it differs from FastChat's), the question and turn, usage, cost and latency."
     j, u = r.get('judge'), r.get('usage') or {}
     return dict(judge=str(j[0]) if isinstance(j, (list, tuple)) and j else str(j), prompt=j[1] if isinstance(j, (list, tuple)) and len(j) > 1 else '',
-                question_id=r['question_id'], turn=r.get('turn', 1), prompt_tokens=_num(u.get('prompt_tokens')),
+                question_id=question_key(r['question_id']), turn=r.get('turn', 1), prompt_tokens=_num(u.get('prompt_tokens')),
                 completion_tokens=_num(u.get('completion_tokens')), cost_usd=_num(r.get('cost_usd')), latency=_num(r.get('latency')),
-                cached=float(bool(r.get('cached'))), saved_usd=_num(r.get('saved_usd')) if r.get('cached') else 0.0) # from the judge cache: paid by an earlier run
+                cached=float(bool(r.get('cached'))), saved_usd=_num(r.get('saved_usd')) if r.get('cached') else 0.0, # from the judge cache: paid by an earlier run
+                prompt_digest=r.get('prompt_digest'), ref_set=r.get('reference'), ref_digest=r.get('reference_digest')) # how it was judged, where not FastChat's way
 
 # %% ../nbs/06_judgments.ipynb #9e916849
 def _check_score(r, where):
@@ -37,6 +38,7 @@ def _judgment_row(r, kind, where):
     need = ['question_id', 'model', 'score'] if kind == 'single' else ['question_id', 'model_1', 'model_2', 'g1_winner', 'g2_winner']
     miss = [k for k in need if k not in r]
     if miss: raise MTBenchError(f"{where}: a {kind} judgment without {', '.join(miss)}; is this a FastChat judgment file?")
+    if question_key(r['question_id']) is None: raise MTBenchError(f"{where}: question_id {r['question_id']!r} is not a whole number (or a question's name): fix or delete the line")
     if kind == 'single': _check_score(r, where)
     row = _common_row(r)
     if kind == 'single':

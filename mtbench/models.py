@@ -18,8 +18,8 @@ from .settings import Generation, RunSettings, SettingError
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
            'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
            'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
-           'default_model_id', 'ready_for_generation', 'load_model', 'adapter_params', 'attach_adapters', 'free_port',
-           'serve_model', 'models_cli']
+           'default_model_id', 'model_path', 'ready_for_generation', 'load_model', 'adapter_params', 'attach_adapters',
+           'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -383,6 +383,11 @@ def default_model_id(name, # the model as given
     elif src.kind == 'hub': s = src.location.split('/')[-1]
     else: s = Path(src.location).stem if src.kind == 'gguf' else Path(src.location).name
     return re.sub(r'[^A-Za-z0-9._-]+', '_', s)
+
+def model_path(src, # a model's `ModelSource`
+              ) -> str:
+    "What the model is, as its answer records say (`model_path`, after FastChat's flag): its Hugging Face id, or its file or folder, absolute."
+    return src.location if src.kind == 'hub' else str(Path(src.location).expanduser().resolve())
 
 # %% ../nbs/02_models.ipynb #329615ea
 def _weights(src, revision):

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from .errors import MTBenchError
 from .pins import sha256_file
+from .records import question_order
 from .stats import paired_stats, paired_bootstrap, sign_flip_p, holm, judge_share
 
 # %% auto #0
@@ -189,14 +190,18 @@ def _run_files(manifest:dict) -> dict:
     return out
 
 # %% ../nbs/06b_paired.ipynb #69959d03
-def run_identity(single, # a source's single judgments (judge, prompt, question_id, turn, scale), as `mtbench.analysis` reads them
+def _how(x, k:str) -> list:
+    "Column `k` of judgments `x`, None where it is missing (FastChat's way)."
+    return [None if v is None or v != v else v for v in (x[k] if k in x else [None]*len(x))]
+
+def run_identity(single, # a source's single judgments (judge, prompt, question_id, turn, scale; prompt_digest, ref_set, ref_digest), as `mtbench.analysis` reads them
                  pair=None, # its pair judgments
                  manifest:dict|None=None, # its run.json, if it has one
                 ) -> dict:
-    "What must match for two sources' scores to compare: judges, each question-turn's judge prompt, the scale, run.json's data files."
+    "What must match for two sources' scores to compare: judges, each question-turn's judge prompt (its name, text and references, as the records say), the scale, run.json's data files."
     parts = [(k, x) for k, x in (('single', single), ('pair', pair)) if x is not None and len(x)]
     return dict(judges=sorted({str(j) for _, x in parts for j in x.judge}),
-                prompts={(k, int(q), int(t)): p for k, x in parts for q, t, p in zip(x.question_id, x.turn, x.prompt)},
+                prompts={(k, q, int(t)): how for k, x in parts for q, t, *how in zip(x.question_id, x.turn, x.prompt, *(_how(x, c) for c in ('prompt_digest', 'ref_set', 'ref_digest')))},
                 scale=sorted({int(s) for s in single.scale}) if single is not None and 'scale' in single else [],
                 files=_run_files(manifest) if manifest else None)
 
@@ -212,6 +217,19 @@ def _file_difference(a:dict, b:dict) -> str|None:
             return f"their {what} differ (run.json: {diff[0]} {_short(x.get(diff[0]))} and {_short(y.get(diff[0]))}); {todo}"
 
 # %% ../nbs/06b_paired.ipynb #c7f16b94
+def _prompt_text(name, digest) -> str: return f"FastChat's {name}" if digest is None else f"a {name} of its own text (digest {digest[:8]})"
+def _refs(rset, digest) -> str: return "FastChat's GPT-4 references" if rset is None else f"references {rset} (digest {(digest or '?')[:8]})"
+
+def _record_difference(a:dict, b:dict, fa:str, fb:str) -> str|None:
+    "What the records say differs in how a question-turn judged in both was judged: the prompt's name, then its text, then the references."
+    shared = sorted(a.keys() & b.keys(), key=lambda k: (k[0], question_order(k[1]), k[2]))
+    first = lambda part: next((k for k in shared if part(a[k]) != part(b[k])), None)
+    if k := first(lambda h: h[0]): return f"question {k[1]} turn {k[2]} was judged with prompt {a[k][0]} in {fa} and {b[k][0]} in {fb}; judge both with the same prompts"
+    if k := first(lambda h: h[1]):
+        return f"question {k[1]} turn {k[2]} was judged with {_prompt_text(*a[k][:2])} in {fa} and {_prompt_text(*b[k][:2])} in {fb}; judge both with the same prompts"
+    if k := first(lambda h: h[2:]):
+        return f"question {k[1]} turn {k[2]} was judged against {_refs(*a[k][2:])} in {fa} and {_refs(*b[k][2:])} in {fb}; judge both against the same references"
+
 def _difference(a:dict, b:dict, fa:str, fb:str) -> str|None:
     "What differs between two sources' `run_identity`, as the end of a sentence; None when nothing does."
     if a['scale'] and b['scale'] and a['scale'] != b['scale']:
@@ -221,9 +239,7 @@ def _difference(a:dict, b:dict, fa:str, fb:str) -> str|None:
         both = sorted(set(a['judges']) & set(b['judges']))
         return (f"{fa} was judged by {', '.join(a['judges'])} and {fb} by {', '.join(b['judges'])}; scores from different judges do not compare: "
                 + (f"keep one judge with --judge {both[0]}" if both else "judge both with the same judge"))
-    if k := next((k for k in sorted(a['prompts'].keys() & b['prompts'].keys()) if a['prompts'][k] != b['prompts'][k]), None):
-        return f"question {k[1]} turn {k[2]} was judged with prompt {a['prompts'][k]} in {fa} and {b['prompts'][k]} in {fb}; judge both with the same prompts"
-    return _file_difference(a['files'], b['files']) if a['files'] and b['files'] else None
+    return _record_difference(a['prompts'], b['prompts'], fa, fb) or (_file_difference(a['files'], b['files']) if a['files'] and b['files'] else None)
 
 # %% ../nbs/06b_paired.ipynb #1cd24071
 def check_comparable(ids:dict, # {source: its `run_identity`}, the first the reference

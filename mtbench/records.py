@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_records.ipynb #03543df7
 from __future__ import annotations
-import json, os, uuid
+import json, os, re, uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fastcore.foundation import L
@@ -13,10 +13,10 @@ from .pins import PinnedFiles, OFFICIAL_FILES, data_dir, official_file, pinned_f
 
 # %% auto #0
 __all__ = ['CATEGORIES', 'NEED_REF_CATS', 'TEMPERATURES', 'CORRECTED_COMMIT', 'CORRECTED_FILE', 'CORRECTED_REFERENCES',
-           'iter_jsonl', 'read_jsonl', 'category_temperature', 'Record', 'Question', 'check_question',
-           'select_questions', 'question_records', 'load_questions', 'Answer', 'answer_problem', 'new_answer_id',
-           'reference_file', 'load_reference_answers', 'JudgePrompt', 'load_judge_prompts', 'Judgment', 'PairJudgment',
-           'data_cli']
+           'iter_jsonl', 'read_jsonl', 'category_temperature', 'question_key', 'question_order', 'Record', 'Question',
+           'check_question', 'check_question_ids', 'select_questions', 'question_records', 'load_questions', 'Answer',
+           'answer_problem', 'new_answer_id', 'reference_file', 'load_reference_answers', 'JudgePrompt',
+           'load_judge_prompts', 'Judgment', 'PairJudgment', 'data_cli']
 
 # %% ../nbs/00_records.ipynb #ff0f170d
 def iter_jsonl(path # a JSONL file
@@ -56,6 +56,20 @@ def category_temperature(category:str # an MT-bench category, or any other
     "FastChat's sampling temperature for `category` (0.7 for any other)."
     return TEMPERATURES.get(category, 0.7)
 
+# %% ../nbs/00_records.ipynb #f5ed90f2
+def question_key(v, # a question_id as a record gives it
+                ) -> int|str|None:
+    "The id a question is matched by, as FastChat's tables match it: a whole number or a string of digits is that number ('1' is 1); any other non-empty string is a name; None for anything else."
+    if isinstance(v, bool): return None
+    if isinstance(v, int): return v
+    if isinstance(v, str) and (s := v.strip()): return int(s) if re.fullmatch(r'[+-]?[0-9]+', s) else s
+    return None
+
+def question_order(v, # a question id (`question_key`'s)
+                  ) -> tuple:
+    "A sort key for question ids: the numbers in order, then the names in order."
+    return (isinstance(v, str), v)
+
 # %% ../nbs/00_records.ipynb #7b47eed4
 class Record:
     "Shared by the JSONL records: FastChat's fields in order, then anything else in `extra`."
@@ -69,6 +83,9 @@ class Record:
         names = [f.name for f in fields(cls) if f.name != 'extra']
         return cls(**{k:d[k] for k in names if k in d}, extra={k:v for k,v in d.items() if k not in names})
 
+    def __post_init__(self): # a record's question id as it is matched (`question_key`): '1' is read as 1
+        if (k := question_key(getattr(self, 'question_id', None))) is not None: self.question_id = k
+
     @property
     def _required(self): return [f.name for f in fields(self) if f.default is not None and f.name != 'extra']
 
@@ -76,7 +93,7 @@ class Record:
 @dataclass
 class Question(Record):
     "An MT-bench question: FastChat's `question.jsonl` record."
-    question_id: int # 81-160 in MT-bench
+    question_id: int|str # 81-160 in MT-bench; your own suites' may be names (`question_key`)
     category: str # one of `CATEGORIES`
     turns: list # the question of each turn
     reference: list|None = None # 39 official questions carry one; the judge never reads it
@@ -85,14 +102,13 @@ class Question(Record):
 # %% ../nbs/00_records.ipynb #c5ed5116
 def check_question(d:dict, # a question record
                    where:str, # file:line, for the error
-                  
                     categories=CATEGORIES, # the categories allowed; None: any
                     turns=2, # 2: MT-bench's two turns; None: any number
                    ):
     "Raise `MTBenchError` naming `where` (file:line) unless `d` is a question record."
     for k in ('question_id', 'category', 'turns'):
         if k not in d: raise MTBenchError(f"{where}: question has no '{k}'")
-    if not isinstance(d['question_id'], int): raise MTBenchError(f"{where}: question_id must be an integer, got {d['question_id']!r}")
+    if question_key(d['question_id']) is None: raise MTBenchError(f"{where}: question_id must be a whole number (or a name, a non-empty string), got {d['question_id']!r}")
     if categories is not None and d['category'] not in categories:
         raise MTBenchError(f"{where}: unknown category {d['category']!r}; MT-bench categories are {', '.join(categories)}")
     if not (isinstance(d['category'], str) and d['category'].strip()): raise MTBenchError(f"{where}: 'category' must be a non-empty string")
@@ -103,6 +119,20 @@ def check_question(d:dict, # a question record
     empty = next((i for i,o in enumerate(t, 1) if not (isinstance(o, str) and o.strip())), None)
     if empty: raise MTBenchError(f"{where}: turn {empty} is empty; every turn is a user message")
 
+# %% ../nbs/00_records.ipynb #6db41726
+def check_question_ids(lines:list, # (line number, question_id as the file gives it) of each question of a file
+                       path, # the file, for the error
+                      ):
+    "Stop with one line naming `path` and the line where two questions share an id ('1' and 1 are one: `question_key`), or where numbers and names are mixed."
+    seen, kinds = {}, {}
+    for i, v in lines:
+        k = question_key(v)
+        if k in seen: raise MTBenchError(f"{path}:{i}: question_id {v!r} is already used on line {seen[k][0]}" + (f" (as {seen[k][1]!r}: a string of digits is its number)" if seen[k][1] != v else '') + "; give each question its own id")
+        seen[k] = (i, v); kinds.setdefault(isinstance(k, str), (i, v))
+    if len(kinds) > 1:
+        (i, v), (j, w) = kinds[True], kinds[False]
+        raise MTBenchError(f"{path}:{i}: question_id {v!r} is a name where line {j} has a number ({w!r}); give every question a number, or every question a name")
+
 # %% ../nbs/00_records.ipynb #68d61def
 def _round_robin(qs, n, order=CATEGORIES):
     by_cat = {c: [q for q in qs if q.category==c] for c in order}
@@ -110,7 +140,7 @@ def _round_robin(qs, n, order=CATEGORIES):
     while len(res) < n and any(by_cat.values()):
         for c in order:
             if by_cat[c] and len(res) < n: res.append(by_cat[c].pop(0))
-    return sorted(res, key=lambda q: q.question_id)
+    return sorted(res, key=lambda q: question_order(q.question_id))
 
 # %% ../nbs/00_records.ipynb #430e6b11
 def select_questions(qs:list, # `Question`s
@@ -126,11 +156,11 @@ def select_questions(qs:list, # `Question`s
         if bad: raise MTBenchError(f"unknown categories {bad}; choose from {', '.join(known)}")
         qs = [q for q in qs if q.category in categories]
     if question_ids:
-        ids = {int(o) for o in question_ids}
-        missing = sorted(ids - {q.question_id for q in qs})
+        ids = {question_key(o) for o in question_ids} # '81' is 81
+        missing = sorted(ids - {q.question_id for q in qs}, key=question_order)
         if missing: raise MTBenchError(f"question ids {missing} are not in {source} (after the category filter)")
         qs = [q for q in qs if q.question_id in ids]
-    qs = sorted(qs, key=lambda q: q.question_id)
+    qs = sorted(qs, key=lambda q: question_order(q.question_id))
     if max_questions is not None: qs = _round_robin(qs, max_questions, known)
     return L(qs)
 
@@ -152,10 +182,11 @@ def load_questions(data_dir:str|Path|None=None, # folder with FastChat's layout;
                   ) -> L:
     "MT-bench questions, sorted by id, optionally filtered."
     path = Path(path) if path else official_file('question.jsonl', data_dir)
-    qs = []
+    qs, lines = [], []
     for i, d in question_records(path):
         check_question(d, f"{path}:{i}")
-        qs.append(Question.from_dict(d))
+        qs.append(Question.from_dict(d)); lines.append((i, d['question_id']))
+    check_question_ids(lines, path)
     return select_questions(qs, categories, question_ids, max_questions, CATEGORIES, path.name)
 
 # %% ../nbs/00_records.ipynb #e5a17651
@@ -179,8 +210,7 @@ def answer_problem(d:dict, # an answer record, as read from its file
                    answered:list|None=None, # the turns the model answers, from 1 (None: all; MT-Bench-101 leaves the others null)
                   ) -> str|None:
     "What is wrong with answer record `d` (a sentence), or None when a judge can read it."
-    q = d.get('question_id')
-    if not isinstance(q, int) or isinstance(q, bool): return f"question_id {q!r} is not a whole number"
+    if (q := question_key(d.get('question_id'))) is None: return f"question_id {d.get('question_id')!r} is not a whole number (or a question's name)"
     ch = d.get('choices')
     if not (isinstance(ch, list) and ch and all(isinstance(c, dict) for c in ch)): return f"the answer to question {q} has no 'choices' (a list of {{index, turns}})"
     for c in ch:

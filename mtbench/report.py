@@ -279,6 +279,8 @@ def _keys(rows:list, judge:str) -> list:
     return [k for k in dict.fromkeys(k for r in rows if r['judge'] == judge for k in r) if k not in ('judge', 'model')]
 
 # %% ../nbs/06i_report.ipynb #cbc7dedd
+def _unescaped(s:str) -> str: return re.sub(r'\\([!-/:-@\[-`{-~])', r'\1', s) # CommonMark's backslash escapes undone (`mtbench.tables.md_text`)
+
 def link_cells(tokens, # the report's tokens (markdown-it's)
                summary:dict, # the run's summary
               ):
@@ -291,7 +293,7 @@ def link_cells(tokens, # the report's tokens (markdown-it's)
         keys = _keys(summary.get(kind, []), judge) if kind in ('categories', 'abilities') else []
         base = next((r['baseline'] for r in summary.get('compare', []) if r['judge'] == judge), None)
         for cells in rows:
-            row = {'baseline': base, **{h: c.content.strip() for h, c in zip(heads, cells)}}
+            row = {'baseline': base, **{h: _unescaped(c.content.strip()) for h, c in zip(heads, cells)}} # a name as the tables wrote it: escaped
             for col, (h, c) in enumerate(zip(heads, cells)):
                 if (href := cell_href(kind, judge, h, row, keys, col)) is None: continue
                 a = Token('link_open', 'a', 1); a.attrSet('href', href)

@@ -4,15 +4,18 @@
 
 # %% ../nbs/00b_runfolder.ipynb #9546d10c
 from __future__ import annotations
-import json, logging, os, platform, re, tempfile, time
+import hashlib, json, logging, os, platform, re, tempfile, time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import MTBenchError, log
+from .records import Answer, iter_jsonl
 from .store import StorageError, RecordFile, hold_folder, storage_error, atomic_file
 
 # %% auto #0
-__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',
-           'library_versions', 'RunLoop']
+__all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'AnswerFile', 'Filing', 'redact_url', 'redacted', 'secret_env', 'redact',
+           'key_like', 'writable', 'library_versions', 'RunLoop']
 
 # %% ../nbs/00b_runfolder.ipynb #23508fa5
 def file_stem(name:str, # a model or judge name
@@ -37,6 +40,18 @@ class RunFolder:
     @property
     def manifest_path(self) -> Path: return self.path/self.MANIFEST
 
+# %% ../nbs/00b_runfolder.ipynb #eb55ca05
+class AnswerFile(RecordFile):
+    "A model's answer file: a `RecordFile` of `Answer`s, each record appended with what model made it (`model_path`), so a later run can tell."
+    def __init__(self, path, # model_answer/MODEL.jsonl
+                 model_path:str|None=None, # what the model is (`Filing.model_path`); None: unknown, nothing added
+                ): super().__init__(path, Answer); self.model_path = model_path
+    def append(self, rec, # an `Answer`
+              ):
+        "Write `rec` (with its `model_path`) as one line, fsynced before returning (`RecordFile.append`)."
+        if self.model_path: rec.extra['model_path'] = self.model_path
+        return super().append(rec)
+
 # %% ../nbs/00b_runfolder.ipynb #c63911f2
 @patch
 def answer_file(self:RunFolder, model_id:str, # the name the answers are filed under
@@ -46,9 +61,10 @@ def answer_file(self:RunFolder, model_id:str, # the name the answers are filed u
 
 @patch
 def answers(self:RunFolder, model_id:str, # the name the answers are filed under
-           ) -> RecordFile:
-    "The answer file of `model_id` as the `RecordFile` answers are appended to (nothing created: the run checks it, `writable`, under its hold)."
-    return RecordFile(self.answer_file(model_id))
+            model_path:str|None=None, # what the model is, written in each record (`AnswerFile`)
+           ) -> AnswerFile:
+    "The answer file of `model_id` as the `AnswerFile` answers are appended to (nothing created: the run checks it, `writable`, under its hold)."
+    return AnswerFile(self.answer_file(model_id), model_path)
 
 @patch
 def judgment_file(self:RunFolder, judge:str, # the judge's name
@@ -90,6 +106,54 @@ def of_file(cls:RunFolder, path:str|Path, # an answer or judgment file
 
 @patch(cls_method=True)
 def folders(cls:RunFolder) -> list: return [cls.ANSWERS, cls.JUDGMENTS, cls.RESULTS] # the layout's folders: no suite may take their names
+
+# %% ../nbs/00b_runfolder.ipynb #1622bef8
+def _digest6(s:str) -> str: return hashlib.blake2b(s.encode(), digest_size=3).hexdigest()
+
+@dataclass(frozen=True)
+class Filing:
+    "What a model's answer file is chosen from: the name its rules give it, what the model is, and whether the name was given."
+    name:str # its name by the naming rules (`file_stem`'s), without the off-protocol tag
+    model_path:str|None # what the model is: a Hugging Face id, an absolute folder or file, a served model's name; None: unknown
+    tag:str='' # the off-protocol tag that follows the name (`mtbench.evaluator.off_protocol_tag`)
+    given:bool=False # a name the user gave (--model-id, a --config model's): kept, or refused, never changed
+    def candidates(self) -> list:
+        "The names it may be filed under, in order: its own; its whole `model_path` as a name; its own with a digest of `model_path`."
+        if self.given or not self.model_path: return [self.name + self.tag]
+        return list(dict.fromkeys([self.name + self.tag, file_stem(self.model_path) + self.tag, f"{self.name}-{_digest6(self.model_path)}{self.tag}"]))
+
+# %% ../nbs/00b_runfolder.ipynb #48c40081
+@patch
+def answered_by(self:RunFolder, model_id:str, # a name answers are filed under
+               ) -> set:
+    "The models whose answers model_answer/MODEL_ID.jsonl holds, as its records say (`model_path`): none for no file, or one written before records said so."
+    f = self.answer_file(model_id)
+    return {str(d['model_path']) for _, _, d in iter_jsonl(f) if d.get('model_path')} if f.is_file() else set()
+
+# %% ../nbs/00b_runfolder.ipynb #0bc4ff25
+@patch
+def file_names(self:RunFolder, filings:list, # a `Filing` for each model of a run, in order
+              ) -> list:
+    "The name each model's answers go under: the first of its candidates whose file holds its answers, else the first free one; an `MTBenchError` for a given name whose file holds another model's."
+    held, out, taken = {}, [None]*len(filings), {}
+    by = lambda c: held[c] if c in held else held.setdefault(c, self.answered_by(c))
+    for i, f in enumerate(filings): # a file that holds its answers is its file, every run
+        if f.model_path and (c := next((c for c in f.candidates() if by(c) == {f.model_path}), None)): out[i] = c; taken[c] = f.model_path
+    same = Counter(f.name + f.tag for f in filings)
+    for i, f in enumerate(filings):
+        if out[i] is not None: continue
+        if not f.model_path: out[i] = f.candidates()[0]; continue # unknown (a backend passed in): as it always was
+        free = lambda c: c not in taken and not (by(c) - {f.model_path}) and (f.given or c != f.name + f.tag or same[c] == 1)
+        if (c := next(filter(free, f.candidates()), None)) is None:
+            c = f.candidates()[0]
+            out[i] = MTBenchError(f"{f.model_path}: its answers would go to {self.answer_file(c)}, which "
+                                  + (f"holds the answers of {', '.join(sorted(by(c)))}" if by(c) else f"is {taken[c]}'s in this run")
+                                  + ": give it another name (--model-id, or its name in the --config), or use another --output-dir")
+            continue
+        if c != f.candidates()[0]: log.info(f"{f.model_path}: answers filed as {c}: " + (f"{self.answer_file(f.candidates()[0]).name} holds the answers of {', '.join(sorted(by(f.candidates()[0])))}"
+                                                                                          if by(f.candidates()[0]) - {f.model_path} else f"another model of this run is also {f.candidates()[0]}"))
+        out[i] = c; taken[c] = f.model_path
+    return out
 
 # %% ../nbs/00b_runfolder.ipynb #edb51bf4
 _CREDS = [(re.compile(r'(?<=://)[^/@\s]+@'), '***@'), # user:password@
@@ -203,6 +267,19 @@ def read_manifest(self:RunFolder) -> dict|None:
     "run.json's content, or None where there is none (or it cannot be read)."
     try: return json.loads(self.manifest_path.read_text())
     except (OSError, ValueError): return None
+
+# %% ../nbs/00b_runfolder.ipynb #3d742c14
+@patch
+def note_judging(self:RunFolder, settings:dict, # the settings that say how it judged, as run.json names them: judge_prompts, reference, judge_rubric
+                 data:dict, # the data files it read: {name: {path, sha256}} (`mtbench.benchmark.Benchmark.data_record`)
+                 **said, # what the history line says besides: the command, the judge, the models...
+                ) -> dict|None:
+    "Say in run.json (where there is one) how the judgments on disk were last made: `settings` and `data` replace the run's, and `judged` gets a line; returns what was written."
+    m = self.read_manifest()
+    if m is None: return None
+    m.update(settings={**(m.get('settings') or {}), **settings}, data={**(m.get('data') or {}), **data},
+             judged=[*(m.get('judged') or []), dict(at=time.strftime('%Y-%m-%dT%H:%M:%S%z'), **settings, **said)])
+    return self.write_manifest(m, m.get('status') or 'finished')
 
 # %% ../nbs/00b_runfolder.ipynb #c74f4f63
 @patch

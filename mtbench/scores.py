@@ -116,13 +116,14 @@ SAMPLE_FIELDS = ['judge', 'model', 'samples', 'judgments', 'median_score', 'ci_l
 # %% ../nbs/06c_scores.ipynb #34902474
 def _sample_row(g, n_boot, seed) -> dict:
     "The judge-variance numbers of one judge and model's valid judgments `g`, samples included."
-    per = g.groupby(['question_id', 'turn']).score.agg(['median', lambda s: s.std(ddof=0), 'count'])
-    per.columns = ['median', 'std', 'count']
+    per = g.groupby(['question_id', 'turn']).score.agg(['median', 'count'])
+    alike = g[g['sample'] > 1].groupby(['question_id', 'turn']).score.agg([lambda s: s.std(ddof=0), 'count']) # samples 2..K, drawn at one temperature
+    alike.columns = ['std', 'count']
     per_q = per.groupby(level='question_id')['median'].agg(['sum', 'count'])
     lo, hi = bootstrap_ci(per_q['sum'], per_q['count'], n_boot, seed)
     by_sample = g.groupby('sample').score.mean()
     return dict(samples=int(g['sample'].nunique()), judgments=len(per), median_score=float(per['median'].mean()), ci_low=lo, ci_high=hi,
-                judgment_std=float(per['std'][per['count'] > 1].mean()), sample_min=float(by_sample.min()), sample_max=float(by_sample.max()))
+                judgment_std=float(alike['std'][alike['count'] > 1].mean()), sample_min=float(by_sample.min()), sample_max=float(by_sample.max()))
 
 # %% ../nbs/06c_scores.ipynb #d31f0b04
 def sample_scores(df, # single judgments, as `load_judgments` returns them, with a `sample` column (judge_samples > 1)
