@@ -279,7 +279,7 @@ _HOW = """## How these numbers are computed
 - **Speed**: tokens/s = new tokens / generation seconds over all answers; s/answer = generation seconds per question (two turns);
   peak GB = the largest accelerator memory in use while answering.
 - **Judge cost**: every judge call, retries included; a pair line is charged to the model compared with the baseline.
-- **expected** (only with the judge's `--score-mode expected`): the mean of the probability-weighted ratings, over the same judgments.
+- **expected** (only with the judge's `--judge-logprobs`): the mean of the probability-weighted ratings, over the same judgments.
 - `scores.csv`: one row per judge, model, category (`all` = every question) and turn (`all` = both turns pooled).
 """
 
