@@ -10,9 +10,10 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'LOGPROBS', 'LOGPROBS_REFUSAL', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES',
-           'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'fake_logprobs', 'small_disk', 'full_cache',
-           'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run', 'chromium_path', 'Seen', 'in_chromium',
-           'demo_run']
+           'CHROMIUM_ARGS', 'STYLED_STRENGTH', 'ARENA_HARD_COMMIT', 'ARENA_HARD_FILES', 'FakeChatServer',
+           'fake_completion', 'fake_logprobs', 'small_disk', 'full_cache', 'FakeBatchServer', 'batch_line',
+           'FileServer', 'fastchat_run', 'chromium_path', 'Seen', 'in_chromium', 'demo_run', 'styled_run',
+           'arena_hard_files', 'arena_hard_code']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -666,3 +667,72 @@ def demo_run(folder, # where to write it (made, with its parents)
                                usage={'prompt_tokens': 1500, 'completion_tokens': 300}, cost_usd=0.063))
     for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
     return rf.path
+
+# %% ../nbs/00f_testing.ipynb #adde2166
+STYLED_STRENGTH = {'strong': 0.5, 'plain': 0.0, 'terse': 0.0, 'verbose': 0.0} # `styled_run`'s models: verbose is as good as plain and terse, only longer
+
+def _styled_answer(rng, words:int) -> str:
+    "An answer of about `words` words, with a header, list items and bold spans drawn alike for every model."
+    parts = [f"## Part {k}" if rng.random() < 0.3 else f"- item {k}" if rng.random() < 0.4 else ('**Key** ' if rng.random() < 0.3 else '') +
+             ' '.join(rng.choice(['the', 'answer', 'is', 'clear', 'because', 'each', 'step', 'follows']) for _ in range(12)) + '.'
+             for k in range(max(1, words//12))]
+    return '\n'.join(parts)
+
+# %% ../nbs/00f_testing.ipynb #a8da3b44
+def styled_run(folder, # where to write it (made, with its parents)
+               seed:int=0, # the seed of the answers' lengths and the judge's noise
+               n_q:int=20, # questions, from MT-bench's 81
+              ) -> Path:
+    "A run folder whose judge likes long answers: four models' answers (`STYLED_STRENGTH`), GPT-4-named single and all-pairs judgments."
+    from mtbench.runfolder import RunFolder
+    from mtbench.stats import style_counts
+    rng, rf, S = random.Random(seed), RunFolder(folder), STYLED_STRENGTH
+    rf.answer_dir.mkdir(parents=True); rf.judgment_dir.mkdir()
+    qids, n = range(81, 81 + n_q), {}
+    for m in S:
+        turns = {q: [_styled_answer(rng, int(rng.gauss(300 if m == 'verbose' else 120, 20))) for _ in (1, 2)] for q in qids}
+        n.update({(m, q, t): style_counts(a)['tokens'] for q in qids for t, a in enumerate(turns[q], 1)})
+        rf.answer_file(m).write_text(''.join(json.dumps(dict(question_id=q, answer_id=f'{m}{q}', model_id=m, choices=[{'index': 0, 'turns': turns[q]}], tstamp=1.0)) + '\n' for q in qids))
+    sj = [dict(question_id=q, model=m, judge=['gpt-4', 'single-v1' if t == 1 else 'single-v1-multi-turn'], user_prompt='...', judgment='...',
+               score=min(10, max(1, round(4 + 2*S[m] + 2*math.log2(n[m, q, t]/100) + rng.gauss(0, 1)))), turn=t, tstamp=1.0) for m in S for q in qids for t in (1, 2)]
+    win = lambda a, b, q, t: rng.random() < 1/(1 + math.exp(-(S[a] - S[b] + 2*(n[a, q, t] - n[b, q, t])/(n[a, q, t] + n[b, q, t]))))
+    pj = [dict(question_id=q, model_1=a, model_2=b, g1_winner='model_1' if win(a, b, q, t) else 'model_2', g2_winner='model_2' if win(b, a, q, t) else 'model_1',
+               judge=['gpt-4', 'pair-v2' if t == 1 else 'pair-v2-multi-turn'], g1_user_prompt='...', g1_judgment='...', g2_user_prompt='...', g2_judgment='...',
+               turn=t, tstamp=1.0) for q in qids for t in (1, 2) for i, a in enumerate(S) for b in list(S)[i+1:]]
+    for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    return rf.path
+
+# %% ../nbs/00f_testing.ipynb #8f75c524
+ARENA_HARD_COMMIT = '196f6b826783b3da7310e361a805fa36f0be83f3' # lmarena/arena-hard-auto, June 2025 (show_result.py's style control)
+ARENA_HARD_FILES = {'show_result.py': '5da0fa30a807a150da37e97811c2bc248959015eedb884d9d471e894c8bf90c6', # path in the repository: sha256
+                    'utils/math_utils.py': 'c2e927dc0f45771d9b387c29837c76c2b5008b1f6f81819259c288c01f49ade0',
+                    'utils/judge_utils.py': 'cbb093f4fc27408d8447e946392f26f98538b1e3950f574aca91a0f7595167b4'}
+
+def arena_hard_files(folder:str|Path|None=None, # a copy of yours (default: MTBENCH_ARENA_HARD_DIR, else a shared copy, else the cache)
+                    ) -> Path:
+    "The folder of Arena-Hard-Auto's `ARENA_HARD_FILES` at `ARENA_HARD_COMMIT`: a copy's, or the cache's, downloaded once; each checked against its sha256."
+    from mtbench.pins import PinnedFiles, pinned_file
+    base = f'https://raw.githubusercontent.com/lmarena/arena-hard-auto/{ARENA_HARD_COMMIT}/'
+    pins = PinnedFiles('Arena-Hard-Auto', {n: (base + n, s) for n, s in ARENA_HARD_FILES.items()}, 'MTBENCH_ARENA_HARD_DIR',
+                       f'arena_hard_auto/{ARENA_HARD_COMMIT[:7]}', 'MTBENCH_ARENA_HARD_URL', f'lmarena/arena-hard-auto commit {ARENA_HARD_COMMIT[:7]}', flag='')
+    shared = [p/'shared/arena_hard_auto' for p in [Path.cwd(), *Path.cwd().parents]]
+    folder = folder or os.environ.get(pins.env) or next((p for p in shared if p.is_dir()), None)
+    for name in pins.files: pinned_file(pins, name, folder)
+    return pins.folder(folder)[0]
+
+# %% ../nbs/00f_testing.ipynb #056c1949
+def arena_hard_code(folder:str|Path|None=None, # as `arena_hard_files`
+                   ):
+    "Arena-Hard-Auto's `show_result` module, imported from its pinned files as it imports itself (its `utils` package beside it); its `math_utils` as `.math_utils`."
+    import importlib
+    where, mine = str(arena_hard_files(folder)), lambda k: k in ('show_result', 'utils') or k.startswith('utils.')
+    saved = {k: sys.modules.pop(k) for k in [k for k in sys.modules if mine(k)]} # another `utils` stays out of its way, and comes back after
+    sys.path.insert(0, where)
+    try:
+        sr = importlib.import_module('show_result')
+        sr.math_utils = importlib.import_module('utils.math_utils')
+    finally:
+        sys.path.remove(where)
+        for k in [k for k in sys.modules if mine(k)]: del sys.modules[k]
+        sys.modules.update(saved)
+    return sr
