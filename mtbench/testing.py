@@ -723,9 +723,14 @@ def arena_hard_files(folder:str|Path|None=None, # a copy of yours (default: MTBE
 # %% ../nbs/00f_testing.ipynb #056c1949
 def arena_hard_code(folder:str|Path|None=None, # as `arena_hard_files`
                    ):
-    "Arena-Hard-Auto's `show_result` module, imported from its pinned files as it imports itself (its `utils` package beside it); its `math_utils` as `.math_utils`."
+    "Arena-Hard-Auto's `show_result` module from its pinned files, imported as it imports itself (its `utils` beside it; `math_utils` as `.math_utils`); None, with a line saying so, where they cannot be downloaded."
     import importlib
-    where, mine = str(arena_hard_files(folder)), lambda k: k in ('show_result', 'utils') or k.startswith('utils.')
+    from mtbench.errors import MTBenchError
+    try: where = str(arena_hard_files(folder))
+    except MTBenchError as e:
+        if 'could not download' not in str(e): raise # a file that is not theirs is refused, never skipped
+        return print(f"skipped: Arena-Hard-Auto's code is not here and could not be downloaded: {e}")
+    mine = lambda k: k in ('show_result', 'utils') or k.startswith('utils.')
     saved = {k: sys.modules.pop(k) for k in [k for k in sys.modules if mine(k)]} # another `utils` stays out of its way, and comes back after
     sys.path.insert(0, where)
     try:
