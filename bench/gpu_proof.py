@@ -25,9 +25,11 @@ must choose fp16 by itself; turn 2, the larger, at full length); each model in 8
 where its plan did not choose them (turn 2 at full length).
 
 Speed, afterwards, alone on the GPU, one model after another in one process: `--speed-tokens` new tokens for the
-planned batch of turn-2 prompts, then for one of them alone (batch 1), new tokens/s of each, and the decode
-roofline (the bytes a decoding step must read over the memory bandwidth, measured by a copy; and at 336 GB/s, an
-RTX 3060 Laptop GPU's).
+planned batch of turn-2 prompts, then for one of them alone (batch 1): new tokens/s of each, and each one's decoding
+step time (the decoder's own clock: its steps, the prompts' prefill and the CUDA graph's capture left out) against
+its roofline, the time the bytes a step must read (the weights, and the KV cache at the run's mean length) take at
+the memory bandwidth measured by a copy, and at 336 GB/s, an RTX 3060 Laptop GPU's. The time to capture the CUDA
+graph (`mtbench.decoding`, where the plan chose one) is reported apart, and counted in the run's time.
 
 `--budget-s` bounds the whole run; what it would not fit is stopped or not started, and listed. A model passes
 when its run needed no more than its estimate, held no more than the card, no batch ran out of memory and every
@@ -275,25 +277,34 @@ def speed(s):
         if m.error: recs.append({**rec, 'error': m.error}); continue
         rec.update(m.rec)
         convs, n = m.turn2(), s['speed_tokens']
+        alone = HFBackend(m.lm, 1)
         _, rec['phases']['batched'] = m.turn('batched', m.be, convs, m.temps, n)
-        _, rec['phases']['batch 1'] = m.turn('batch 1', HFBackend(m.lm, 1), convs[:1], m.temps[:1], n)
+        _, rec['phases']['batch 1'] = m.turn('batch 1', alone, convs[:1], m.temps[:1], n)
         b, one = rec['phases']['batched'], rec['phases']['batch 1']
-        rec.update(tokens_per_s=b['tokens_per_s'], tokens_per_s_batch1=one['tokens_per_s'],
-                   step_ms=round(1e3*b['seconds']/max(1, n), 1), step_ms_batch1=round(1e3*one['seconds']/max(1, n), 1))
+        rec.update(tokens_per_s=b['tokens_per_s'], tokens_per_s_batch1=one['tokens_per_s'], **steps(m.be, ''), **steps(alone, '_batch1'))
         # the decode roofline: the bytes a step reads (the weights, and the KV cache at the run's mean length) over the bandwidth
         wbytes = sum(p.numel()*p.element_size() for p in m.lm.model.parameters()) + sum(x.numel()*x.element_size() for x in m.lm.model.buffers())
         kv = 2*m.arch.layers*m.arch.kv_heads*m.arch.head_dim*torch.finfo(getattr(torch, m.lm.dtype)).bits//8
         ctx = lambda p: sum(p['prompt_tokens'])/2 + n/2
         step = lambda rows, c, g: (wbytes + rows*c*kv)/(g*1e9)
         B, bw = rec['batch_size'], s['bandwidth']
-        if bw: rec.update(roofline_tokens_per_s=round(B/step(B, ctx(b), bw), 1), roofline_tokens_per_s_batch1=round(1/step(1, ctx(one), bw), 1))
+        if bw: rec.update(roofline_tokens_per_s=round(B/step(B, ctx(b), bw), 1), roofline_tokens_per_s_batch1=round(1/step(1, ctx(one), bw), 1),
+                          roof_ms=round(1e3*step(B, ctx(b), bw), 3), roof_ms_batch1=round(1e3*step(1, ctx(one), bw), 3))
         rec.update(weight_bytes=wbytes, kv_bytes_per_token=kv, bandwidth_gbs=bw, seconds=round(time.perf_counter() - t0, 1),
-                   target_roofline_tokens_per_s_batch1=round(1/step(1, ctx(one), TARGET[1]), 1))
+                   target_roofline_tokens_per_s_batch1=round(1/step(1, ctx(one), TARGET[1]), 1), target_roof_ms_batch1=round(1e3*step(1, ctx(one), TARGET[1]), 3))
         recs.append(rec)
         print(json.dumps(rec), flush=True) # what is done so far, should the budget stop this process
         release(m.lm); del m
         if gpu: torch.cuda.empty_cache()
     return recs
+
+def steps(backend, suffix:str) -> dict:
+    "The decoding step time of `backend`'s last run, by the decoder's own clock (its prefills and its CUDA graph's capture apart), and how it decoded."
+    d = backend.last_decoder
+    if d is None or not d.stats.steps: return {}
+    st = d.stats
+    return {f'step_ms{suffix}': round(1e3*(st.decode_seconds - st.graph_seconds)/st.steps, 3), f'graph_s{suffix}': round(st.graph_seconds, 2),
+            f'prefill_s{suffix}': round(st.prefill_seconds, 2), f'cuda_graph{suffix}': d.graph is not None, f'steps{suffix}': st.steps}
 
 def check(rec, card_gb):
     "Why record `rec` fails the claim (empty when it passes)."
@@ -373,35 +384,37 @@ def child(args, env, timeout):
     if err or not answers: answers.append({'error': err or f'child exited with status {code} and no answer (see its log)'})
     return answers
 
-COLUMNS = ['model', 'variant', 'weights', 'plan', 'batch', 'est GB', 'needed GB', 'held GB', 'tok/s', 'tok/s b1', 'x b1',
-           'ms/step b1', 'roof b1', 'roof b1 3060', 'ok']
+COLUMNS = ['model', 'variant', 'weights', 'plan', 'batch', 'est GB', 'needed GB', 'held GB', 'tok/s', 'ms/step', 'roof ms',
+           'tok/s b1', 'ms/step b1', 'roof ms b1', '3060 ms b1', 'graph s', 'ok']
 
 def row(r, sp=None):
     "One table row of record `r` (with its model's speed record `sp`, for a main row)."
-    f = lambda x: '' if x is None else f'{x:.1f}'
+    f = lambda x, d=1: '' if x is None else f'{x:.{d}f}'
     if r['variant'] == 'e2e':
         plan = f"{r.get('engine')}, {r.get('dtype')}, {r.get('attn')}" if r.get('engine') else ''
         detail = (f"{r.get('answer_turns')} answer turns ({r.get('new_tokens')} tokens), {r.get('scored')}/16 judged "
                   f"({', '.join(r.get('score_sources', []))}), {r.get('seconds')} s") if 'answers' in r else ''
-        return [r['model'], 'e2e', r['weights'], plan, r.get('batch_size', ''), '', '', '', f(r.get('tokens_per_s')), '', '', '', '', '',
+        return [r['model'], 'e2e', r['weights'], plan, r.get('batch_size', ''), '', '', '', f(r.get('tokens_per_s'))] + ['']*7 + [
                 ('yes: ' + detail) if not r['why'] else 'NO: ' + '; '.join(r['why'])]
     if 'estimated_gb' not in r:
-        return [r['model'], r['variant'], r['weights']] + ['']*11 + ['NO: ' + r.get('error', '?')[:200]]
-    plan = f"{r['dtype'].replace('float', 'fp').replace('bfp16', 'bf16')}{'' if r['quantization'] == 'none' else ' ' + r['quantization']}, {r['attn']}"
+        return [r['model'], r['variant'], r['weights']] + ['']*(len(COLUMNS) - 4) + ['NO: ' + r.get('error', '?')[:200]]
+    plan = (f"{r['dtype'].replace('float', 'fp').replace('bfp16', 'bf16')}{'' if r['quantization'] == 'none' else ' ' + r['quantization']}, {r['attn']}"
+            + (', CUDA graph' if (sp or {}).get('cuda_graph') else ''))
     sp = sp if sp and 'tokens_per_s' in sp else {}
-    ratio = sp['tokens_per_s']/sp['tokens_per_s_batch1'] if sp.get('tokens_per_s') and sp.get('tokens_per_s_batch1') else None
     notes = ''.join(f"; {n}: {p['over_context']} rows over the context" for n, p in r['phases'].items() if p.get('over_context'))
     ok = ('yes' if not r['why'] else 'NO: ' + '; '.join(r['why'])) + notes
     if sp.get('why'): ok += '; speed: ' + '; '.join(sp['why'])
+    graph = ' + '.join(f(sp.get(k)) for k in ('graph_s', 'graph_s_batch1') if sp.get(k)) or ''
     return [r['model'], r['variant'], r['weights'], plan, r['batch_size'], f"{r['estimated_gb']:.2f}", f(r.get('needed_gb')) if r.get('needed_gb') is None else f"{r['needed_gb']:.2f}",
-            '' if r.get('held_gb') is None else f"{r['held_gb']:.2f}", f(sp.get('tokens_per_s')), f(sp.get('tokens_per_s_batch1')), f(ratio),
-            f(sp.get('step_ms_batch1')), f(sp.get('roofline_tokens_per_s_batch1')), f(sp.get('target_roofline_tokens_per_s_batch1')), ok]
+            '' if r.get('held_gb') is None else f"{r['held_gb']:.2f}", f(sp.get('tokens_per_s')), f(sp.get('step_ms'), 2), f(sp.get('roof_ms'), 2),
+            f(sp.get('tokens_per_s_batch1')), f(sp.get('step_ms_batch1'), 2), f(sp.get('roof_ms_batch1'), 2), f(sp.get('target_roof_ms_batch1'), 2), graph, ok]
 
 def table_rows(recs):
     "The table: the memory rows (main ones with their model's speed), the end-to-end run, then speed rows with no memory row."
     speeds = {r['model']: r for r in recs if r['variant'] == 'speed'}
     mains = {r['model'] for r in recs if r['variant'] == 'main'}
-    rows = [row(r, speeds.get(r['model']) if r['variant'] == 'main' else None) for r in recs if r['variant'] != 'speed']
+    order = lambda r: (['main', 'e2e', 't4', '8bit', '4bit'].index(r['variant']), SEEDS.index(r['model']) if r['model'] in SEEDS else 0) # the six main rows first
+    rows = [row(r, speeds.get(r['model']) if r['variant'] == 'main' else None) for r in sorted((r for r in recs if r['variant'] != 'speed'), key=order)]
     return rows + [row({**r, 'variant': 'speed', 'phases': {}, 'why': []}, r) for m, r in speeds.items() if m not in mains and 'estimated_gb' in r]
 
 def write(out:Path, recs:list, header:str, notes:list=()):

@@ -15,8 +15,8 @@ from .runfolder import redact_url, file_stem, secret_env, key_like
 # %% auto #0
 __all__ = ['PLAIN_TEMPLATE', 'PLAIN_STOP_STRINGS', 'THINK_OPEN', 'THINK_CLOSE', 'GREEDY_BELOW', 'CPU_BATCH', 'GPU_BATCH',
            'Backend', 'has_chat_template', 'chat_prompt', 'special_tokens', 'postprocess', 'strip_think', 'Completion',
-           'listify', 'row_seed', 'RowSampler', 'auto_batch_size', 'HFBackend', 'growing_layer', 'KeptRow',
-           'EndpointBackend', 'NotSent', 'transformers_backend']
+           'listify', 'row_seed', 'auto_batch_size', 'HFBackend', 'KeptRow', 'EndpointBackend', 'NotSent',
+           'transformers_backend']
 
 # %% ../nbs/02c_backends.ipynb #0917f598
 class Backend:
@@ -148,71 +148,6 @@ def row_seed(seed:int, # the choice index
     "A generator seed for one row, from the choice index and the prompt."
     return int.from_bytes(hashlib.sha256(f'{seed}:{list(ids)}'.encode()).digest()[:7], 'little')
 
-# %% ../nbs/02c_backends.ipynb #1cfa94e7
-class RowSampler:
-    "A logits processor that samples each row at its own temperature (greedy rows untouched), with per-row generators."
-    def __init__(self, temperatures:list, # one per row; rows below GREEDY_BELOW stay greedy
-                 seeds:list, # one generator seed per row
-                 top_k:int|None=50, # transformers' default, as FastChat got it
-                 top_p:float|None=1.0, # from the model's generation config
-                 device='cpu', # the logits' device
-                ):
-        import torch
-        self.rows = [i for i,t in enumerate(temperatures) if t >= GREEDY_BELOW]
-        self.temps = torch.tensor([float(temperatures[i]) for i in self.rows], device=device)
-        self.gens = [torch.Generator(device).manual_seed(seeds[i]) for i in self.rows]
-        self.top_k, self.top_p = top_k, top_p
-
-    def __call__(self, input_ids, scores):
-        if not self.rows: return scores
-        import torch
-        from transformers import TopKLogitsWarper, TopPLogitsWarper
-        rows = torch.tensor(self.rows, device=scores.device)
-        s = scores[rows].float() / self.temps[:, None].to(scores.device)
-        if self.top_k: s = TopKLogitsWarper(self.top_k)(input_ids[rows], s)
-        if self.top_p is not None and self.top_p < 1.0: s = TopPLogitsWarper(self.top_p)(input_ids[rows], s)
-        probs = s.softmax(-1)
-        picks = torch.cat([torch.multinomial(probs[j], 1, generator=g) for j,g in enumerate(self.gens)])
-        out = scores.clone()
-        out[rows] = float('-inf')
-        out[rows, picks] = 0.0
-        return out
-
-# %% ../nbs/02c_backends.ipynb #a84a7104
-class _RowBudget:
-    "A stopping criterion: row i is done after caps[i] new tokens."
-    def __init__(self, start:int, caps:list): self.start, self.caps, self._t = start, caps, None
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-        if self._t is None: self._t = torch.tensor(self.caps, device=input_ids.device)
-        return (input_ids.shape[1] - self.start) >= self._t
-
-# %% ../nbs/02c_backends.ipynb #93200373
-class _RowStop:
-    "A stopping criterion: row i is done once its new text matches `patterns[i]` (a regex; None: never), e.g. a judge's rating written."
-    def __init__(self, tok, start:int, patterns:list, tail:int=32):
-        self.tok, self.start, self.tail, self._done = tok, start, tail, None
-        self.rx = [re.compile(p) if p else None for p in patterns]
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-        if self._done is None: self._done = torch.zeros(len(self.rx), dtype=torch.bool, device=input_ids.device)
-        for i, rx in enumerate(self.rx): # checked every step, so the first match ends in the newest tokens
-            if rx and not self._done[i]: self._done[i] = rx.search(self.tok.decode(input_ids[i, max(self.start, input_ids.shape[1]-self.tail):])) is not None
-        return self._done.clone()
-
-# %% ../nbs/02c_backends.ipynb #b4825244
-class _Ended:
-    "A stopping criterion: `ends` (the backend's own) or an end-of-turn token; the rows ended so far are kept in `done`, in place."
-    def __init__(self, ends:list, stop_ids:set, n:int, device):
-        import torch
-        self.ends, self.stops, self.done = ends, torch.tensor(sorted(stop_ids), device=device), torch.zeros(n, dtype=torch.bool, device=device)
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-        d = torch.isin(input_ids[:, -1], self.stops)
-        for e in self.ends: d = d | e(input_ids, scores, **kwargs)
-        self.done |= d
-        return self.done.clone()
-
 # %% ../nbs/02c_backends.ipynb #54a03a80
 def _context_length(model) -> int|None:
     c = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
@@ -225,13 +160,6 @@ def _stop_ids(model, tokenizer) -> set:
     for v in (getattr(model.generation_config, 'eos_token_id', None), tokenizer.eos_token_id):
         if v is not None: ids.update(v if isinstance(v, (list, tuple)) else [v])
     return ids
-
-# %% ../nbs/02c_backends.ipynb #69781dcc
-def _is_oom(e) -> bool:
-    import torch
-    if isinstance(e, (torch.OutOfMemoryError, MemoryError)): return True
-    msg = str(e).lower()
-    return isinstance(e, RuntimeError) and any(s in msg for s in ('out of memory', "can't allocate memory", 'not enough memory'))
 
 # %% ../nbs/02c_backends.ipynb #1d92c106
 CPU_BATCH = 16 # the most questions per batch on a CPU, where compute, not memory, is the limit
@@ -246,10 +174,10 @@ def auto_batch_size(lm # a `LoadedModel`
 
 # %% ../nbs/02c_backends.ipynb #cd35bba9
 class HFBackend(Backend):
-    "Generate answers with a local transformers model, many conversations per batch."
+    "Generate answers with a local transformers model, `batch_size` conversations decoding at once."
     kind = 'transformers'
     def __init__(self, lm, # a `LoadedModel` from `mtbench.models.load_model`
-                 batch_size:int|str='auto', # conversations per `generate` call, or 'auto' (as `Generation.check` parsed it)
+                 batch_size:int|str='auto', # conversations decoding at once, or 'auto' (as `Generation.check` parsed it)
                 ):
         self.lm, self.model, self.tok = lm, lm.model, lm.tokenizer
         self.batch_size = auto_batch_size(lm) if batch_size in (None, 'auto') else int(batch_size)
@@ -259,10 +187,15 @@ class HFBackend(Backend):
         self.stop_strings = [] if self.chat else PLAIN_STOP_STRINGS
         self.context = _context_length(self.model)
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(self.stop_ids)
-        self.prefill_rows = True # prefill each prompt alone (see `_prefill`)
-        self.keep_rows, self.kept = False, {} # keep the last batch's KV cache after `generate` (see `row_cache`)
+        self.keep_rows, self.kept = False, {} # keep each row's KV cache after `generate` (see `row_cache`)
+        self.halt, self.last_decoder = GracefulStop(), None # the run's stop (Ctrl-C, SIGTERM); the last run's decoder (its counters)
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
+
+    @property
+    def concurrency(self) -> int:
+        "Conversations in flight at once: the decoder's slots."
+        return self.batch_size
 
 # %% ../nbs/02c_backends.ipynb #99d69635
 @patch
@@ -297,8 +230,13 @@ def peak_memory_gb(self:HFBackend) -> float|None:
 # %% ../nbs/02c_backends.ipynb #8ec68734
 @patch
 def info(self:HFBackend) -> dict:
-    "What run.json records about the loaded model."
-    return self.lm.info()
+    "What run.json records about the loaded model, and how the last run decoded it."
+    d = self.last_decoder
+    if d is None: return self.lm.info()
+    s = d.stats
+    return {**self.lm.info(), 'decoding': dict(slots=d.slots, static_cache=bool(d.static_room), cuda_graph=d.graph is not None,
+            graph_seconds=round(s.graph_seconds, 2), prefill_seconds=round(s.prefill_seconds, 2), decode_seconds=round(s.decode_seconds, 2),
+            steps=s.steps, rows=s.admitted, refills=s.refills, halvings=s.halvings)}
 
 # %% ../nbs/02c_backends.ipynb #bbac00fa
 @patch
@@ -307,92 +245,28 @@ def generation_fields(self:HFBackend) -> dict:
     lm = self.lm
     return dict(dtype=lm.dtype, quantization=lm.quantization, attn=lm.attn_implementation, template='chat' if self.chat else 'plain')
 
-# %% ../nbs/02c_backends.ipynb #46b59200
-def _gen_config(model, max_new_tokens, stop_ids, pad_id, stop_strings):
-    import copy
-    gc = copy.deepcopy(model.generation_config)
-    gc.do_sample, gc.num_beams, gc.num_return_sequences = False, 1, 1
-    gc.temperature = gc.top_k = gc.top_p = gc.min_p = gc.typical_p = None
-    gc.max_new_tokens, gc.max_length = max_new_tokens, None
-    gc.eos_token_id, gc.pad_token_id = sorted(stop_ids), pad_id
-    gc.stop_strings = stop_strings or None
-    gc.return_dict_in_generate = True # the sequences and the KV cache (`keep_rows`)
-    return gc
-
-# %% ../nbs/02c_backends.ipynb #7d4524f7
-def _grow(layer, k, v):
-    "Append `k`, `v` to `layer` in place: into its buffer (made with `layer.room` positions, doubled when full); returns the filled views."
-    L, n = (0 if layer.keys is None or layer.keys.numel() == 0 else layer.keys.shape[-2]), k.shape[-2]
-    kb = getattr(layer, '_kb', None)
-    if kb is None or kb.data_ptr() != layer.keys.data_ptr() or kb.shape[0] != k.shape[0] or kb.shape[-2] < L + n:
-        cap = max(getattr(layer, 'room', 0), 2*(L + n) if kb is not None else L + n)
-        layer._kb, layer._vb = k.new_empty(*k.shape[:2], cap, k.shape[3]), v.new_empty(*v.shape[:2], cap, v.shape[3])
-        if L: layer._kb[:, :, :L], layer._vb[:, :, :L] = layer.keys, layer.values
-    layer._kb[:, :, L:L+n], layer._vb[:, :, L:L+n] = k, v
-    layer.keys, layer.values = layer._kb[:, :, :L+n], layer._vb[:, :, :L+n]
-    return layer.keys, layer.values
-
-# %% ../nbs/02c_backends.ipynb #0a26a9a8
-@functools.cache
-def growing_layer():
-    "transformers' `DynamicLayer`, appending in place (`_grow`) instead of concatenating."
-    from transformers.cache_utils import DynamicLayer
-    def update(self, key_states, value_states, *args, **kwargs):
-        if not self.is_initialized: self.lazy_initialization(key_states, value_states)
-        return _grow(self, key_states, value_states)
-    return type('GrowingLayer', (DynamicLayer,), {'update': update, '__doc__': growing_layer.__doc__})
-
 # %% ../nbs/02c_backends.ipynb #50abf739
 @patch
-def _prefill(self:HFBackend, prompts:list, width:int, room:int=0):
-    "A left-padded KV cache of all but the last token of `prompts`, each run alone, in growing layers with `room` positions; None where that cannot be done."
-    import inspect, torch
-    from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer
-    if not self.prefill_rows or min(map(len, prompts)) < 2: return None
-    core = self.model.get_base_model() if hasattr(self.model, 'get_base_model') else self.model # a PEFT model passes kwargs on
-    kw = {'logits_to_keep': 1} if 'logits_to_keep' in inspect.signature(core.forward).parameters else {}
-    rows = []
-    for p in prompts:
-        c = self.model(input_ids=torch.tensor([p[:-1]], device=self.model.device), use_cache=True, **kw).past_key_values
-        if not isinstance(c, DynamicCache) or any(type(l) is not DynamicLayer for l in c.layers): return None
-        rows.append(c)
-    def stacked(): # one layer at a time: the cache copies each, and this one's copy goes before the next is made
-        for i in range(len(rows[0].layers)):
-            k, v = rows[0].layers[i].keys, rows[0].layers[i].values
-            K = k.new_zeros(len(prompts), k.shape[1], width-1, k.shape[3])
-            V = v.new_zeros(len(prompts), v.shape[1], width-1, v.shape[3])
-            for b,(p,c) in enumerate(zip(prompts, rows)):
-                K[b, :, width-len(p):], V[b, :, width-len(p):] = c.layers[i].keys[0], c.layers[i].values[0]
-                c.layers[i].keys = c.layers[i].values = None # free each row's copy as soon as it is stacked
-            yield K, V
-            del K, V
-    cache = DynamicCache(stacked())
-    for l in cache.layers: l.__class__, l.room = growing_layer(), room # appended in place from here on
-    return cache
+def decoder(self:HFBackend):
+    "A `mtbench.decoding.Decoder` for this model: `batch_size` slots, its end tokens, its top-k and top-p; a static cache and CUDA graphs where the memory plan chose them."
+    from mtbench.decoding import Decoder
+    gc, plan = self.model.generation_config, getattr(self.lm, 'plan', None)
+    graphs = bool(getattr(plan, 'cuda_graphs', False)) and str(self.lm.device).startswith('cuda')
+    dec = Decoder(self.model, self.batch_size, self.stop_ids, self.tok, (gc.top_k if gc.top_k is not None else 50, gc.top_p),
+                  plan.estimate.seq_tokens if graphs else None, graphs)
+    dec.keep, self.last_decoder = self.keep_rows, dec
+    return dec
 
 # %% ../nbs/02c_backends.ipynb #ac8b1800
 @dataclass
 class KeptRow:
-    "A row of the last batch: its tokens (left padding dropped) and where the batch's KV cache holds them."
-    ids: list # the prompt, then the tokens written that the cache holds
-    cache: object = field(repr=False) # the batch's KV cache
-    row: int = 0 # the row in the batch
-    start: int = 0 # where its tokens start (after the left padding)
+    "A row of the last `generate`: its tokens and the KV cache that holds them."
+    ids: list # the prompt, then the tokens written that the cache holds (all but the last)
+    cache: object = field(repr=False) # its KV cache: one row, a position per token of `ids`
     def upto(self, m:int):
-        "The first `m` of `ids` as a KV cache of their own: views of the batch's, nothing copied until it grows."
+        "The first `m` of `ids` as a KV cache of their own: views of the row's, nothing copied until it grows."
         from transformers import DynamicCache
-        b, s = slice(self.row, self.row+1), slice(self.start, self.start+m)
-        return DynamicCache([(l.keys[b, :, s], l.values[b, :, s]) for l in self.cache.layers])
-
-# %% ../nbs/02c_backends.ipynb #bfec21f7
-def _kept_rows(prompts:list, out, cache, width:int) -> dict:
-    "{prompt ids: `KeptRow`} of a batch `generate` made (`out`: its sequences), where `cache` is a plain KV cache of every token fed; else {}."
-    from transformers.cache_utils import DynamicLayer
-    if cache is None or not all(type(l) in (DynamicLayer, growing_layer()) for l in getattr(cache, 'layers', [None])): return {}
-    n = cache.layers[0].keys.shape[-2] # every token but the last one written
-    if n != out.shape[1] - 1: return {}
-    return {tuple(p): KeptRow(out[b, width-len(p):n].tolist(), cache, b, width-len(p)) for b, p in enumerate(prompts)}
+        return DynamicCache([(l.keys[:, :, :m], l.values[:, :, :m]) for l in self.cache.layers])
 
 # %% ../nbs/02c_backends.ipynb #0e305e42
 @patch
@@ -403,76 +277,24 @@ def row_cache(self:HFBackend, ids:list, # a prompt of the last `generate`, as `e
 
 # %% ../nbs/02c_backends.ipynb #6ee69144
 @patch
-def _generate_batch(self:HFBackend, prompts:list, temps:list, seeds:list, caps:list, stops:list|None=None) -> list:
-    "Generate one left-padded batch; returns each row's generated ids and the batch's seconds."
-    import torch
-    from transformers import LogitsProcessorList, StoppingCriteriaList
-    from mtbench.models import ENDED
-    t0 = time.perf_counter()
-    width = max(map(len, prompts))
-    if self.context: caps = [min(c, self.context - width) for c in caps] # the longest row must stay inside the context
-    ids = torch.tensor([[self.pad_id]*(width-len(p)) + p for p in prompts], device=self.model.device)
-    mask = torch.tensor([[0]*(width-len(p)) + [1]*len(p) for p in prompts], device=self.model.device)
-    gcfg = self.model.generation_config
-    sampler = RowSampler(temps, [row_seed(s, p) for s,p in zip(seeds, prompts)],
-                         top_k=gcfg.top_k if gcfg.top_k is not None else 50, top_p=gcfg.top_p, device=self.model.device)
-    kw = dict(logits_processor=LogitsProcessorList([sampler]))
-    if self.stop_strings: kw['tokenizer'] = self.tok
-    with torch.inference_mode():
-        ended = _Ended([_RowBudget(width, caps)] + ([_RowStop(self.tok, width, stops)] if any(stops or []) else []), self.stop_ids, len(prompts), ids.device)
-        cache = self._prefill(prompts, width, width + max(caps))
-        if cache is not None: kw['past_key_values'] = cache
-        token = ENDED.set(ended.done) # the rows' attention skips those that have ended (`mtbench.models.sdpa_rows`)
-        try: res = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=_gen_config(
-                 self.model, max(caps), self.stop_ids, self.pad_id, self.stop_strings), stopping_criteria=StoppingCriteriaList([ended]), **kw)
-        finally: ENDED.reset(token)
-    out = res.sequences
-    if self.keep_rows: self.kept = _kept_rows(prompts, out, res.past_key_values, width)
-    return [row[:cap] for row,cap in zip(out[:, width:].tolist(), caps)], time.perf_counter() - t0
+def _row(self:HFBackend, messages, temperature:float, seed:int, stop_at:str|None, max_new_tokens:int, tag=None):
+    "The `mtbench.decoding.Row` that answers `messages`, its budget inside the model's context; a failed `Completion` when the prompt fills the context."
+    from mtbench.decoding import Row
+    ids = self.encode(messages)
+    room = max_new_tokens if self.context is None else min(max_new_tokens, self.context - len(ids))
+    if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the model's context is {self.context}")
+    stop = '|'.join([f'(?:{stop_at})'] * bool(stop_at) + [re.escape(s) for s in self.stop_strings])
+    return Row(ids, temperature if temperature >= GREEDY_BELOW else 0.0, row_seed(seed, ids), room, re.compile(stop) if stop else None, tag)
 
 # %% ../nbs/02c_backends.ipynb #7229f0a2
 @patch
-def _rooms(self:HFBackend, prompts:list, max_new_tokens:int, res:list) -> list:
-    "(index, room) of the prompts that fit the context, shortest first; the others get an error in `res`."
-    todo = []
-    for i,p in enumerate(prompts):
-        room = max_new_tokens if self.context is None else min(max_new_tokens, self.context - len(p))
-        if room < 1: res[i] = Completion(error=f"the prompt has {len(p)} tokens and the model's context is {self.context}")
-        else: todo.append((i, room))
-    return sorted(todo, key=lambda o: len(prompts[o[0]]))
+def _answer(self:HFBackend, r) -> Completion:
+    "The `Completion` of decoded row `r` (its KV cache filed for `row_cache`, if it was kept)."
+    if r.error: return Completion(error=r.error)
+    if r.kept is not None: self.kept[tuple(r.ids)] = KeptRow(r.ids + r.out[:-1], r.kept)
+    return self._completion(r.out, r.seconds)
 
 # %% ../nbs/02c_backends.ipynb #a018ae9f
-@patch
-def _out_of_memory(self:HFBackend, batch:list, oom:str, res:list) -> int:
-    "After an out-of-memory error: a batch of one fails, a larger one halves the batch size; returns the rows done."
-    from mtbench.memory import free_memory
-    free_memory()
-    if len(batch) == 1:
-        res[batch[0][0]] = Completion(error=f"out of memory with a batch of 1 ({oom})")
-        return 1
-    self.batch_size = (len(batch)+1)//2
-    log.warning(f"out of memory with a batch of {len(batch)}: retrying with batches of {self.batch_size}")
-    return 0
-
-# %% ../nbs/02c_backends.ipynb #281461f6
-@patch
-def _run_batch(self:HFBackend, batch:list, prompts:list, temps:list, seeds:list, res:list, stops:list) -> int:
-    "Generate `batch` ((index, room) pairs) into `res`; returns the rows done (0: out of memory, retry with the halved batch)."
-    oom = None
-    try:
-        outs, dt = self._generate_batch([prompts[i] for i,_ in batch], [temps[i] for i,_ in batch],
-                                        [seeds[i] for i,_ in batch], [c for _,c in batch], [stops[i] for i,_ in batch])
-    except Exception as e:
-        if not _is_oom(e):
-            log.warning(f"generation failed for a batch of {len(batch)}: {describe_error(e)}")
-            for i,_ in batch: res[i] = Completion(error=describe_error(e))
-            return len(batch)
-        oom = describe_error(e) # handled once the exception (and the tensors its frames hold) is gone
-    if oom: return self._out_of_memory(batch, oom, res)
-    for (i,_),row in zip(batch, outs): res[i] = self._completion(row, dt/len(batch))
-    return len(batch)
-
-# %% ../nbs/02c_backends.ipynb #1aa2420b
 @patch
 def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
              temperature:float|list, # one for all, or one per conversation
@@ -480,15 +302,65 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
              seed:int|list=0, # the choice index, one for all or one per conversation
              stop_at:str|list|None=None, # a regex, one for all or one per conversation (None: none): a row ends once its text matches it
             ) -> list:
-    "One `Completion` per conversation."
+    "One `Completion` per conversation, `batch_size` decoding at once, each ended row's slot refilled with the next."
     n = len(conversations)
     temps, seeds, stops = listify(temperature, n), listify(seed, n), listify(stop_at, n)
-    self.kept = {}
-    prompts = [self.encode(c) for c in conversations]
-    res = [None]*n
-    todo = self._rooms(prompts, max_new_tokens, res)
-    while todo: todo = todo[self._run_batch(todo[:self.batch_size], prompts, temps, seeds, res, stops):]
+    self.kept, res, dec = {}, [None]*n, self.decoder()
+    rows = [self._row(*a, max_new_tokens, i) for i, a in enumerate(zip(conversations, temps, seeds, stops))]
+    for i, r in enumerate(rows):
+        if isinstance(r, Completion): res[i] = r
+    for r in sorted((r for r in rows if not isinstance(r, Completion)), key=lambda r: len(r.ids)): dec.add(r)
+    for r in dec.run(): res[r.tag] = self._answer(r)
+    self.batch_size = dec.slots # halved by an out-of-memory error: for the rest of the run
     return res
+
+# %% ../nbs/02c_backends.ipynb #49ea39f9
+@patch
+async def _drive(self:HFBackend, dec, wake):
+    "Step `dec` while it has rows, each ended row's future (its `_Asked` tag's) resolved; asleep on `wake` while it has none."
+    import asyncio
+    try:
+        while True:
+            for _ in range(10): await asyncio.sleep(0) # the answers just given land, and their next turns are asked
+            if not dec.busy: wake.clear(); await wake.wait(); continue
+            for r in dec.step():
+                if not r.tag.future.done(): r.tag.future.set_result(self._answer(r))
+    except Exception as e: # a fault of the decoder itself: every ask waiting fails with it, none waits forever
+        for r in [*dec.waiting, *dec.rows]:
+            if r is not None and not r.tag.future.done(): r.tag.future.set_exception(e)
+        raise
+
+# %% ../nbs/02c_backends.ipynb #1865cda4
+@dataclass
+class _Asked:
+    "What a row asked through `run_asking` carries: the future its answer resolves, and the turn it answers (its user messages)."
+    future: object
+    turn: int = 1
+
+@patch
+def run_asking(self:HFBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
+               max_new_tokens:int=1024, # new tokens per answer
+              ):
+    "Run `main` with an `ask` that decodes one conversation in-process; returns what `main` returns. Ctrl-C or SIGTERM: no new question starts, those under way land (`halt`)."
+    async def go():
+        loop, dec, wake, self.halt, self.kept = asyncio.get_running_loop(), self.decoder(), asyncio.Event(), GracefulStop(), {}
+        async def ask(messages, temperature, seed, started=None, stop_at=None):
+            if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
+            urgent = bool(started) # its question is under way: its next turn goes first
+            if started is not None and not started: started.append(True); self.halt.in_flight += 1
+            turn = sum(m.get('role') == 'user' for m in messages) if isinstance(messages, list) else 1
+            r = self._row(messages, temperature, seed, stop_at, max_new_tokens, _Asked(loop.create_future(), turn))
+            if isinstance(r, Completion): return r
+            r.urgent = urgent; dec.add(r); wake.set()
+            return await r.tag.future
+        driver = asyncio.ensure_future(self._drive(dec, wake))
+        with self.halt.signals():
+            try: out = await self.halt.guard(main(ask))
+            except NotSent: out = None
+            finally: driver.cancel(); await asyncio.gather(driver, return_exceptions=True); self.batch_size = dec.slots
+        self.halt.raise_if_stopped()
+        return out
+    return run_sync(go())
 
 # %% ../nbs/02c_backends.ipynb #3f5a1846
 @patch

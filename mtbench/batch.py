@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote
 from fastcore.basics import patch
-from .errors import MTBenchError, log
+from .errors import MTBenchError, log, atomic_file
 from .settings import SettingError
 from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
 from .client import BadReply, reply_text, describe_error, connect_failure
@@ -113,10 +113,7 @@ def write_atomic(path:Path, # the file
                 ):
     "Replace `path` with `text` at once (written, synced, renamed): a crash leaves the old file or the new one."
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f:
-        f.write(text); f.flush(); os.fsync(f.fileno())
-    try: os.replace(f.name, path)
-    except BaseException: os.unlink(f.name); raise
+    with atomic_file(path, sync=True) as f: f.write(text)
 
 # %% ../nbs/04e_batch.ipynb #e444e9ae
 class BatchLedger:

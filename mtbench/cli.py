@@ -35,7 +35,7 @@ class Command:
         return getattr(importlib.import_module(mod), fn)
 
 # %% ../nbs/07_cli.ipynb #21cebec4
-_LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'request_timeout', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'num_gpus', 'max_new_tokens']
+_LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'request_timeout', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'cuda_graphs', 'num_gpus', 'max_new_tokens']
 
 _JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'judge_logprobs',
             'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples', 'cache']

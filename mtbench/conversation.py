@@ -190,13 +190,13 @@ async def _choice_turns(ask, bench, q, choice:int) -> list:
 # %% ../nbs/03_conversation.ipynb #5f1bb974
 def _run_pipelined(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, stats:dict):
     "Answer `todo` through a server (`backend.run_asking`), each question's turns back to back and its record appended when it is done; stopped, nothing new starts and the questions in flight land."
-    t0, n, queue = time.perf_counter(), gen.num_choices, iter(todo)
+    t0, n, queue, written = time.perf_counter(), gen.num_choices, iter(todo), [0]
     async def question(ask, q):
         started = [] # [True] once its first request is sent: from then on it is in flight, and finishes even when the run stops
         got = await asyncio.gather(*[_choice_turns(lambda m, t, s: ask(m, t, s, started), bench, q, i) for i in range(n)], return_exceptions=True)
         if (e := next((x for x in got if isinstance(x, BaseException) and not isinstance(x, NotSent)), None)): raise e
         if not started: return # stopped before it sent anything: nothing to write
-        rec = out.append(_record(backend, q, got, gen.new_tokens(), backend.peak_memory_gb(), bench))
+        rec = out.append(_record(backend, q, got, gen.new_tokens(), backend.peak_memory_gb(), bench)); written[0] += 1
         h = backend.halt; h.in_flight -= 1; h.landed += h.no_new # (`run_asking` made it)
         stats['answered' if 'error' not in rec.extra else 'failed'] += 1
         stats['new_tokens'] += sum(rec.extra['new_tokens'])
@@ -207,6 +207,9 @@ def _run_pipelined(backend, todo:list, out:RecordFile, gen:Generation, bench, ba
             if backend.halt.no_new: return
             await question(ask, q)
     backend.run_asking(lambda ask: asyncio.gather(*[worker(ask) for _ in range(2*backend.concurrency)]), gen.new_tokens())
+    if (lost := len(todo) - written[0]): # not stopped (`run_asking` raises then), yet questions without a record: they failed
+        stats['failed'] += lost
+        log.error(f"{backend.model_id}: {lost} of {len(todo)} questions produced no answer record (nothing was written for them): counted as failed")
 
 # %% ../nbs/03_conversation.ipynb #6dbddeeb
 def _compact(out:RecordFile):

@@ -14,7 +14,7 @@ from .errors import MTBenchError, log
 from .memory import Arch, GB, default_device, device_free_gb, to_gb
 from .models import free_port, resolve_model, default_model_id
 from .settings import Generation, SettingError
-from .backends import (EndpointBackend, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
+from .backends import (EndpointBackend, NotSent, Completion, GREEDY_BELOW, CPU_BATCH, PLAIN_STOP_STRINGS, chat_prompt,
                               has_chat_template, strip_think, row_seed, special_tokens, listify, transformers_backend)
 from .client import CallFailed, describe_error, run_sync
 from .runfolder import redact_url
@@ -449,13 +449,17 @@ async def _one(self:EngineBackend, pool, sem, messages, temperature, max_new_tok
     "One request, made by the `Caller`: `messages` rendered and tokenized as the transformers backend does, to the completions route."
     ids = self.encode(messages)
     room = min(max_new_tokens, self.context - len(ids))
-    if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the engine holds {self.context} a sequence")
     greedy = temperature < GREEDY_BELOW
     client = pool.servers[0].client # its one server (`EndpointBackend.pool`)
     make = lambda: client.completions.create(model=self.model, prompt=ids if self.token_prompts else chat_prompt(self.tok, messages),
                     max_tokens=room, temperature=0.0 if greedy else temperature, top_p=self.top_p, seed=row_seed(seed, ids) % 2**31,
                     stop=self.stop_strings or None, extra_body=self.sampling)
     async with sem:
+        # as `EndpointBackend._one`: once the run stops nothing new is sent; a question's first request marks it started, the
+        # answer loop's sign that it is in flight and that its record is to be written (a question never marked is never written)
+        if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
+        if started is not None and not started: started.append(True); self.halt.in_flight += 1
+        if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the engine holds {self.context} a sequence")
         try: r, text, dt = await self.caller.call(make)
         except CallFailed as e: return Completion(error=str(e))
     raw = self._clean(text)

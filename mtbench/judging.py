@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, hashlib, json, os, sys, tempfile, threading, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .errors import MTBenchError, log
+from .errors import MTBenchError, log, atomic_file
 from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem
 from .store import RecordFile
 from .settings import Selection, Generation, JudgeSettings, RunSettings, SettingError, DEFAULT_BASELINE, Flag
@@ -116,10 +116,9 @@ def _request_lines(task, spec):
 # %% ../nbs/04f_judging.ipynb #911eae6e
 def _write_requests(path, tasks, spec):
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f:
+    with atomic_file(path) as f:
         for t in tasks:
             for line in _request_lines(t, spec): f.write(json.dumps(line) + '\n')
-    os.replace(f.name, path)
 
 # %% ../nbs/04f_judging.ipynb #10b51f64
 @dataclass

@@ -81,7 +81,6 @@ def rating_probs(lm, # a `LoadedModel`
                 ) -> list:
     "P(rating = k) for k = 1..10: each whole string `k` + `close`, after `before`, scored by the judge's logits."
     import torch
-    from mtbench.models import ROW_SDPA
     seqs, n0 = _candidates(lm, messages, before, close)
     tails, dev = [s[n0:] for s in seqs], lm.model.device
     m = _shared(kept.ids, seqs[0], n0 - 1) if kept else 0 # tokens the kept row already holds; at least one runs, for its logits
@@ -89,7 +88,7 @@ def rating_probs(lm, # a `LoadedModel`
         out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=kept.upto(m) if m else None, use_cache=True)
         scores = [out.logits[0, -1].float().log_softmax(-1)[t[0]] for t in tails] # the shared text predicts each tail's first token
         if max(map(len, tails)) > 1:
-            later = (_tree_tails if lm.attn_implementation in ('sdpa', ROW_SDPA, 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
+            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
             scores = [sc + l for sc, l in zip(scores, later)]
     return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
 

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import functools, gc, os, re, sys, time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import MTBenchError, log
@@ -367,6 +367,7 @@ class MemoryPlan:
     fits: bool # whether the estimate fits in `usable_gb`
     reason: str = '' # why this precision was chosen, or why nothing fits
     dtype_reason: str = '' # why this compute dtype
+    cuda_graphs: bool = False # decode with a static KV cache (this plan's) and the step as a CUDA graph (`mtbench.decoding`)
 
     def __str__(self):
         e = self.estimate
@@ -375,7 +376,7 @@ class MemoryPlan:
                 f"+ runtime {e.runtime_gb:.2f} "
                 f"= {e.total_gb:.2f} GB of {self.usable_gb:.2f} usable ({self.memory_limit_gb:.2f} limit)"
                 + ('' if self.fits else ' - DOES NOT FIT') + (f"; {self.reason}" if self.reason else '')
-                + (f"; dtype {self.dtype}: {self.dtype_reason}" if self.dtype_reason else ''))
+                + (f"; dtype {self.dtype}: {self.dtype_reason}" if self.dtype_reason else '') + ('; CUDA graphs' if self.cuda_graphs else ''))
 
     def to_dict(self) -> dict:
         "The plan as run.json records it, the estimate's total included."
@@ -437,7 +438,8 @@ def plan_memory(arch:Arch, # the model's figures
     tried = []
     for dt, q in _candidates(device, dtype, quantization):
         b = batch or _largest(lambda b: est(dt, q, b).total_gb <= usable, max_batch)
-        if b is not None and est(dt, q, b).total_gb <= usable: return plan(dt, q, b, limit, round(usable, 3), est(dt, q, b), True, _why(tried))
+        if b is not None and est(dt, q, b).total_gb <= usable:
+            return replace(plan(dt, q, b, limit, round(usable, 3), est(dt, q, b), True, _why(tried)), cuda_graphs=_graphs(device, q, gen))
         tried.append(f"{dt}{'' if q == 'none' else ' '+q} needs {est(dt, q, batch or 1).total_gb:.2f} GB")
     dt, q = _candidates(device, dtype, quantization)[-1]
     return plan(dt, q, batch or 1, limit, round(usable, 3), est(dt, q, batch or 1), False,
@@ -445,3 +447,7 @@ def plan_memory(arch:Arch, # the model's figures
 
 # %% ../nbs/01_memory.ipynb #cf2bd4b0
 def _why(tried): return f"{'; '.join(tried)}: too much" if tried else ''
+
+def _graphs(device, quantization, gen) -> bool:
+    "Whether a plan that fits decodes with a static cache and a CUDA graph: on a CUDA GPU, unquantized (bitsandbytes' kernels are not captured), unless turned off."
+    return device.startswith('cuda') and quantization == 'none' and gen.cuda_graphs

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_models.ipynb #59499cf6
 from __future__ import annotations
-import contextlib, contextvars, hashlib, importlib.util, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+import contextlib, hashlib, importlib.util, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -15,11 +15,10 @@ from .memory import (Arch, MemoryMonitor, MemoryPlan, estimate_memory, plan_memo
 from .settings import Generation, RunSettings, SettingError
 
 # %% auto #0
-__all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ROW_SDPA', 'ENDED', 'ModelSpec', 'ModelSource', 'resolve_model',
-           'smollm2_gguf', 'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache',
-           'hub_access', 'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'sdpa_rows',
-           'decode_rows', 'bnb_config', 'LoadedModel', 'default_model_id', 'ready_for_generation', 'load_model',
-           'free_port', 'serve_model', 'models_cli']
+__all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
+           'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
+           'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
+           'default_model_id', 'ready_for_generation', 'load_model', 'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -335,55 +334,6 @@ def choose_attention(device:str, # the device the model goes to
         raise SettingError('attn', 'flash_attention_2', f"cannot be used: {why}; use sdpa (or leave it out)")
     return attn
 
-# %% ../nbs/02_models.ipynb #0e9eee59
-ROW_SDPA = 'sdpa_rows' # SDPA, with a CPU decode step of a left-padded batch run row by row
-ENDED = contextvars.ContextVar('ENDED', default=None) # the rows of the batch being generated that have ended (`HFBackend` sets it)
-
-def _row_starts(mask, n_kv:int) -> list|None:
-    "Where each row's tokens start, if boolean decode `mask` (batch, 1, 1, n_kv) is one run of tokens per row, ending at the last; else None."
-    import torch
-    if mask is None or mask.dtype != torch.bool or mask.dim() != 4 or tuple(mask.shape[1:]) != (1, 1, n_kv): return None
-    m = mask[:, 0, 0]
-    first = m.int().argmax(-1)
-    return first.tolist() if torch.equal(first, n_kv - m.sum(-1)) else None
-
-# %% ../nbs/02_models.ipynb #9d05b5ba
-def sdpa_rows(module, # the attention layer calling it (transformers' attention interface)
-              query, # (batch, heads, tokens, head size)
-              key, # (batch, key/value heads, tokens held, head size)
-              value, # the same shape as `key`
-              attention_mask, # SDPA's: boolean (batch, 1, tokens, tokens held), float, or None
-              **kw, # transformers' others: scaling, dropout, position_bias, ...
-             ):
-    "transformers' SDPA attention, except a CPU decode step of a padded batch: each row over its own tokens, no padding read."
-    import torch
-    from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    B, H, q, D = query.shape
-    starts = _row_starts(attention_mask, key.shape[2]) if q == 1 and B > 1 and query.device.type == 'cpu' and kw.get('position_bias') is None else None
-    if starts is None: return sdpa_attention_forward(module, query, key, value, attention_mask, **kw)
-    g = query.reshape(B, key.shape[1], H // key.shape[1], D) # each key/value head's queries as its rows (grouped-query attention)
-    ended = ENDED.get()
-    ended = ended.tolist() if ended is not None and len(ended) == B else [False]*B # a row that has ended: its next token is padding whatever this gives
-    out = torch.cat([torch.zeros_like(g[b:b+1]) if ended[b] else
-                     torch.nn.functional.scaled_dot_product_attention(g[b:b+1], key[b:b+1, :, s:], value[b:b+1, :, s:], scale=kw.get('scaling'))
-                     for b, s in enumerate(starts)])
-    return out.reshape(B, H, 1, D).transpose(1, 2).contiguous(), None
-
-# %% ../nbs/02_models.ipynb #6a7b5c27
-def decode_rows(model, # a loaded transformers (or PEFT) model
-                device:str, # where it runs
-                attn:str, # the attention it was loaded with
-               ) -> str:
-    "On a CPU, an `sdpa` model switched to `sdpa_rows` (where transformers lets it switch); returns the attention it runs."
-    if device != 'cpu' or attn != 'sdpa': return attn
-    from transformers import AttentionInterface, AttentionMaskInterface
-    from transformers.masking_utils import sdpa_mask
-    core = model.get_base_model() if hasattr(model, 'get_base_model') else model
-    if not core._can_set_attn_implementation(): return attn
-    AttentionInterface.register(ROW_SDPA, sdpa_rows); AttentionMaskInterface.register(ROW_SDPA, sdpa_mask)
-    core.set_attn_implementation(ROW_SDPA)
-    return core.config._attn_implementation
-
 # %% ../nbs/02_models.ipynb #b19fc7af
 def bnb_config(quantization:str, # 8bit or 4bit
                dtype:str='bfloat16', # compute dtype for 4-bit
@@ -511,7 +461,6 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
         if src.kind == 'adapter': model, tok, loc, rev, base = _load_adapter(src, revision, plan, attn_impl)
         else: (model, tok, loc, rev), base = _load(src, revision, plan, attn_impl), None
         model.eval()
-    attn_impl = decode_rows(model, device, attn_impl)
     ready_for_generation(model, tok)
     return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
                        src.location, rev, plan, base, loc if Path(loc).exists() else None, mon)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib, os, tempfile, urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from .errors import MTBenchError, log
+from .errors import MTBenchError, log, atomic_file
 
 # %% auto #0
 __all__ = ['FASTCHAT_COMMIT', 'FASTCHAT_URL', 'OFFICIAL_FILES', 'MT_BENCH_FILES', 'cache_dir', 'PinnedFiles', 'data_dir',
@@ -89,8 +89,7 @@ def _download(pins, name, dest):
     if sha and got != sha: raise MTBenchError(f"{url} has sha256 {got}, not the pinned {sha} of {pins.what}'s {name}; refusing it")
     dest.parent.mkdir(parents=True, exist_ok=True)
     if not sha: _recorded(dest).write_text(got + '\n') # unpinned: what this first download had, checked from now on
-    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as f: f.write(data)
-    os.replace(f.name, dest)
+    with atomic_file(dest, 'wb') as f: f.write(data)
     log.info(f"downloaded {name} to {dest}")
     if not sha: log.warning(f"{pins.what}'s {name} is not pinned (no sha256 of it could be verified); recorded its sha256 {got} and will check it from now on")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import MTBenchError
 from .pins import cache_dir
 from .memory import Arch, default_device, plan_memory
-from .models import MODELS, MARKER, LoadedModel, build_once, choose_attention, decode_rows, ready_for_generation
+from .models import MODELS, MARKER, LoadedModel, build_once, choose_attention, ready_for_generation
 from .settings import Generation
 
 # %% auto #0
@@ -179,7 +179,6 @@ def random_model(name:str, # a registry name
     if not plan.fits: raise MTBenchError(f"{name} does not fit: {plan}")
     attn = choose_attention(device, gen.attn, plan.dtype)
     model = build_random(cfg, plan.dtype, plan.quantization, attn, device, seed)
-    attn = decode_rows(model, device, attn)
     tok = random_tokenizer(name, cfg['vocab_size'], tokenizer)
     ready_for_generation(model, tok)
     return LoadedModel(model, tok, name, device, plan.dtype, plan.quantization, attn,

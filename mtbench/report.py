@@ -6,7 +6,7 @@
 from __future__ import annotations
 import base64, functools, hashlib, html, json, math, os, re, tempfile
 from pathlib import Path
-from .errors import MTBenchError
+from .errors import MTBenchError, atomic_file
 from .records import Answer, iter_jsonl
 from .store import RecordFile
 from .runfolder import RunFolder, file_stem
@@ -342,8 +342,7 @@ def page_html(data:dict, # `page_data`'s answer
 
 # %% ../nbs/06i_report.ipynb #58b88c05
 def _write(path, text):
-    with tempfile.NamedTemporaryFile('w', dir=Path(path).parent, delete=False, encoding='utf-8', suffix='.tmp') as f: f.write(text)
-    os.replace(f.name, path)
+    with atomic_file(path) as f: f.write(text)
 
 def write_page(folder, # the run folder (the benchmark's)
                summary:dict, # what `mtbench.tables.write_report` returned: its paths name report.md and the figures

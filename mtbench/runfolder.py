@@ -8,7 +8,7 @@ import json, logging, os, platform, re, tempfile, time
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import MTBenchError, log
-from .store import StorageError, RecordFile, hold_folder, storage_error
+from .store import StorageError, RecordFile, hold_folder, storage_error, atomic_file
 
 # %% auto #0
 __all__ = ['VERSIONED', 'file_stem', 'RunFolder', 'redact_url', 'redacted', 'secret_env', 'redact', 'key_like', 'writable',
@@ -111,7 +111,11 @@ def redacted(o, # JSON-like data: dicts, lists, strings, numbers
     return redact_url(o) if isinstance(o, str) and '://' in o else o
 
 # %% ../nbs/00b_runfolder.ipynb #afa66a8f
-_SECRETS = set() # the values of the keys this process has read: masked wherever they would appear
+# The values of the keys this process has read, masked wherever they would appear. One set a process, kept on the `mtbench`
+# logger (which `logging` keeps one of a process): a second copy of this code (a notebook's own cells beside the imported
+# module) records into and masks from the same set, so no key is missed whichever copy read it or whichever filter is attached.
+if not isinstance(getattr(log, 'mtbench_secrets', None), set): log.mtbench_secrets = set()
+_SECRETS = log.mtbench_secrets
 
 def secret_env(name:str, # an environment variable that holds a key
               ) -> str|None:
@@ -139,7 +143,9 @@ class _Redacting(logging.Filter):
         if (clean := redact(msg)) != msg: record.msg, record.args = clean, ()
         return True
 
-if not any(type(f).__name__ == '_Redacting' for f in log.filters): log.addFilter(_Redacting())
+# one filter on the log, the one defined last (a copy of this cell run again replaces the one before instead of adding a second)
+for f in [f for f in log.filters if type(f).__name__ == '_Redacting']: log.removeFilter(f)
+log.addFilter(_Redacting())
 
 # %% ../nbs/00b_runfolder.ipynb #64fe4676
 def key_like(name, # what was given as an environment variable's name
@@ -182,13 +188,10 @@ def write_manifest(self:RunFolder, m:dict, # what run.json says
                   ) -> dict:
     "Replace run.json (atomically) with `m` (credentials in URLs redacted), its status and the time; returns what was written."
     m = redacted({'status': status, 'updated': time.strftime('%Y-%m-%dT%H:%M:%S%z'), **{k: v for k, v in m.items() if k not in ('status', 'updated')}})
-    tmp = None
     try:
         self.path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile('w', dir=self.path, delete=False) as f: tmp = f.name; json.dump(m, f, indent=1, default=str)
-        os.replace(tmp, self.manifest_path)
+        with atomic_file(self.manifest_path) as f: json.dump(m, f, indent=1, default=str)
     except OSError as e:
-        if tmp and os.path.exists(tmp): os.unlink(tmp)
         err = storage_error(e, self.manifest_path)
         if status in ('failed', 'interrupted'): log.warning(f"run.json not updated: {err}"); return m
         raise err from None

@@ -114,6 +114,7 @@ class Generation(Settings):
     dtype:str|None=None # compute dtype: bfloat16, float16 or float32 (default: the best the device has)
     quantization:Flag('auto, none, 8bit or 4bit', str, choices=['auto', 'none', '8bit', '4bit'])='auto'
     attn:str|None=None # attention implementation (default: flash_attention_2 where possible, else sdpa)
+    cuda_graphs:bool=True # on a GPU, decode with a static KV cache captured as a CUDA graph where the memory plan allows it (unquantized weights); --no-cuda-graphs: a cache grown as needed, no graph
     num_gpus:int=1 # vLLM: GPUs to split a model over (tensor parallel)
     max_new_tokens:int|None=None # new tokens per answer (default: the benchmark's: 1024 as FastChat)
     num_choices:int=1 # answers per question

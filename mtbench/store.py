@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, contextvars, errno, json, os, socket, tempfile, threading, time
 from pathlib import Path
 from fastcore.basics import patch
-from .errors import MTBenchError, log
+from .errors import MTBenchError, log, atomic_file
 from .records import Answer, iter_jsonl
 
 # %% auto #0
@@ -147,15 +147,9 @@ def compact(self:RecordFile):
         try: rec = self.cls.from_dict(json.loads(line))
         except json.JSONDecodeError: continue
         lines[rec.key] = line if line.endswith('\n') else line+'\n'
-    tmp = None
     try:
-        with tempfile.NamedTemporaryFile('w', dir=self.path.parent, delete=False, encoding='utf-8') as f:
-            tmp = f.name
-            f.writelines(lines[k] for k in sorted(lines))
-        os.replace(tmp, self.path)
-    except OSError as e:
-        if tmp: _unlink(tmp)
-        raise storage_error(e, self.path) from None
+        with atomic_file(self.path) as f: f.writelines(lines[k] for k in sorted(lines))
+    except OSError as e: raise storage_error(e, self.path) from None
 
 # %% ../nbs/00_store.ipynb #df016020
 def _unlink(path):
@@ -250,7 +244,7 @@ def acquire(self:_Hold):
         except LeaseSettingsMismatch: raise _busy(self.folder, self.lease.owner) from None
         self.dev = os.stat(self.folder).st_dev
         try:
-            _write_atomic(self.folder/INFO_NAME, json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), command=self.command, since=self.since)))
+            with atomic_file(self.folder/INFO_NAME) as f: json.dump(dict(pid=os.getpid(), host=socket.gethostname(), command=self.command, since=self.since), f)
             _reserve(self.folder/RESERVE_NAME, RESERVE_BYTES)
         except BaseException: self.release(); raise
     except OSError as e: raise storage_error(e, e.filename or self.folder/LOCK_NAME) from None
@@ -262,11 +256,6 @@ def release(self:_Hold):
     self.held = False
     for name in (INFO_NAME, RESERVE_NAME): _unlink(self.folder/name)
     with contextlib.suppress(OSError): self.lease.release()
-
-def _write_atomic(path, text):
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8') as f: tmp = f.name; f.write(text)
-    try: os.replace(tmp, path)
-    except BaseException: _unlink(tmp); raise
 
 # %% ../nbs/00_store.ipynb #4f7b2fc2
 def _reserve(path, size):

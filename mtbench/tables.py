@@ -11,7 +11,7 @@ __all__ = ['SPEED_COLS', 'COST_COLS', 'CACHE_COLS', 'LOCAL_MARK', 'COMPARE_COLS'
 import csv, io, json, math, os, re, tempfile
 from pathlib import Path
 from fastcore.basics import patch
-from .errors import MTBenchError
+from .errors import MTBenchError, atomic_file
 from .registry import get_benchmark
 from .settings import Selection, RunSettings, Flag
 from .runfolder import RunFolder
@@ -267,9 +267,7 @@ def _repr_markdown_(self:Results):
 
 # %% ../nbs/06g_tables.ipynb #861b5890
 def _write(path, data):
-    path = Path(path)
-    with tempfile.NamedTemporaryFile('w', dir=path.parent, delete=False, encoding='utf-8', suffix='.tmp') as f: f.write(data)
-    os.replace(f.name, path)
+    with atomic_file(path) as f: f.write(data)
 
 # %% ../nbs/06g_tables.ipynb #d02f6c0d
 def write_comparisons(folder, # where they go: a run's results/

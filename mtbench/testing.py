@@ -10,10 +10,9 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FAULTS', 'PAID', 'LOGPROBS', 'LOGPROBS_REFUSAL', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES',
-           'CHROMIUM_ARGS', 'STYLED_STRENGTH', 'ARENA_HARD_COMMIT', 'ARENA_HARD_FILES', 'FakeChatServer',
-           'fake_completion', 'fake_logprobs', 'small_disk', 'full_cache', 'FakeBatchServer', 'batch_line',
-           'FileServer', 'fastchat_run', 'chromium_path', 'Seen', 'in_chromium', 'demo_run', 'styled_run',
-           'arena_hard_files', 'arena_hard_code']
+           'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'fake_logprobs', 'small_disk', 'full_cache',
+           'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run', 'chromium_path', 'Seen', 'in_chromium',
+           'demo_run', 'FakeLlamaServer', 'fake_continuation', 'fake_llama_server', 'llama_server_standin']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -43,12 +42,14 @@ class FakeChatServer:
                  every:float=0.5, # a streamed reply's seconds between pieces (its text is cut into latency/every pieces)
                  faults_on:dict|None=None, # {text: fault}: a request whose messages hold the text gets that fault, every time
                  models:list|None=None, # the model ids `GET /models` lists, as vLLM and OpenAI do; None: no such route (404), as some servers
+                 hold:int=0, # answer nothing until this many requests have come (a client that sends them without waiting for a reply); 0: no hold
                 ):
         self.rpm, self.p_429, self.latency, self.api_key, self.retry_after = rpm, p_429, latency, api_key, retry_after
         self.faults, self.closing, self.slots = list(faults or ['ok']), threading.Event(), threading.Semaphore(slots) if slots else None
         self.stream, self.every, self.faults_on, self.models, self.listed = stream, every, dict(faults_on or {}), models, 0
         if bad := [f for f in [*self.faults, *self.faults_on.values()] if f not in FAULTS]: raise ValueError(f"unknown fault {bad[0]!r}; choose from {', '.join(FAULTS)}")
         self.log, self._lock, self._window, self._rng, self._n = [], threading.Lock(), [], random.Random(seed), 0
+        self.hold, self._came = hold, threading.Event()
 
 # %% ../nbs/00f_testing.ipynb #df010acc
 @patch
@@ -137,6 +138,9 @@ def do_POST(self:_Handler):
     self.srv.log.append(entry := dict(t=t, status=status, reason=reason, body=body, stream=stream and self.srv.stream)) # the body's sampling fields; how it was read apart
     if self.srv.dead: entry['reason'] = 'killed'; return self._reset() # a killed server: a kept-alive connection gets a reset
     if status != 200: return self._refuse(status, auth, reason)
+    if self.srv.hold: # every reply waits for the hold-th request (a client that waits for a reply first gets one after a minute)
+        if len(self.srv.log) >= self.srv.hold: self.srv._came.set()
+        self.srv._came.wait(60)
     if self.srv.slots: self.srv.slots.acquire()
     try:
         entry['start'] = time.monotonic() # its slot's work begins
@@ -194,9 +198,23 @@ def _stream(self:_Handler, fault:str, body:dict, usage:bool):
     except (BrokenPipeError, ConnectionResetError): pass # the client went away
 
 # %% ../nbs/00f_testing.ipynb #4d8b5708
+class _Counting(http.server.ThreadingHTTPServer):
+    "A threading HTTP server that knows how many connections it has open (accepted and not yet closed)."
+    def __init__(self, *a, **kw): self.open, self._conns = 0, threading.Lock(); super().__init__(*a, **kw)
+    def get_request(self):
+        with self._conns: r = super().get_request(); self.open += 1; return r
+    def shutdown_request(self, request):
+        try: super().shutdown_request(request)
+        finally:
+            with self._conns: self.open -= 1
+    def idle(self) -> bool:
+        "No connection open, and none waiting to be accepted."
+        import select
+        with self._conns: return self.open == 0 and not select.select([self.socket], [], [], 0)[0]
+
 @patch
 def __enter__(self:FakeChatServer):
-    server = type('Server', (http.server.ThreadingHTTPServer,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
+    server = type('Server', (_Counting,), {'request_queue_size': 1024}) # socketserver's backlog of 5 would turn a burst away
     self._httpd = server(('127.0.0.1', 0), type('Handler', (_Handler,), {'srv': self}))
     self._httpd.daemon_threads = True
     quiet = self._httpd.handle_error # a killed client resets its connections: not worth a traceback
@@ -289,6 +307,16 @@ def fake_logprobs(reply:str, # the judge's reply
         content.append({'token': t, 'logprob': math.log(alts[0][1]), 'bytes': None,
                         'top_logprobs': [{'token': a, 'logprob': math.log(q), 'bytes': None} for a, q in alts[:top]]})
     return {'content': content, 'refusal': None}
+
+# %% ../nbs/00f_testing.ipynb #452da755
+@patch
+def wait_idle(self:FakeChatServer, timeout:float=300, # seconds after which a connection still open is a test's error
+             ):
+    "Wait until every connection to the server has closed and nothing waits to be accepted: after a client process has ended (killed or not), everything it sent is in `log`."
+    deadline = time.monotonic() + timeout
+    while not self._httpd.idle():
+        if time.monotonic() > deadline: raise AssertionError(f"{self._httpd.open} connections to the stand-in still open after {timeout} s")
+        time.sleep(0.005)
 
 # %% ../nbs/00f_testing.ipynb #4f6f2c7d
 @contextlib.contextmanager
@@ -668,76 +696,85 @@ def demo_run(folder, # where to write it (made, with its parents)
     for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
     return rf.path
 
-# %% ../nbs/00f_testing.ipynb #adde2166
-STYLED_STRENGTH = {'strong': 0.5, 'plain': 0.0, 'terse': 0.0, 'verbose': 0.0} # `styled_run`'s models: verbose is as good as plain and terse, only longer
+# %% ../nbs/00f_testing.ipynb #52111b4f
+_WORDS = 'the a model answer is of to and in that it for as with on this be by at from'.split()
 
-def _styled_answer(rng, words:int) -> str:
-    "An answer of about `words` words, with a header, list items and bold spans drawn alike for every model."
-    parts = [f"## Part {k}" if rng.random() < 0.3 else f"- item {k}" if rng.random() < 0.4 else ('**Key** ' if rng.random() < 0.3 else '') +
-             ' '.join(rng.choice(['the', 'answer', 'is', 'clear', 'because', 'each', 'step', 'follows']) for _ in range(12)) + '.'
-             for k in range(max(1, words//12))]
-    return '\n'.join(parts)
+class FakeLlamaServer:
+    "A stand-in for llama.cpp's `llama-server` on 127.0.0.1: the completions route with token-id prompts, /health, /slots and /v1/models."
+    def __init__(self, slots:int=4, # -np: sequences at once
+                 ctx:int=8192, # -c: the context of all slots together
+                 alias:str='model', # --alias: the name /v1/models lists
+                 port:int=0, # the port to listen on (0: a free one)
+                 log_file:str|Path|None=None, # also append each request, as a JSON line, to this file (the stand-in run as a process)
+                ):
+        self.slots, self.ctx, self.alias, self.port, self.log_file = slots, ctx, alias, port, log_file
+        self.log, self._lock = [], threading.Lock()
+    def __enter__(self):
+        self._httpd = http.server.ThreadingHTTPServer(('127.0.0.1', self.port), type('Handler', (_LlamaHandler,), {'srv': self}))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.root, self.base_url = f'http://127.0.0.1:{self.port}', f'http://127.0.0.1:{self.port}/v1'
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+    def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
 
-# %% ../nbs/00f_testing.ipynb #a8da3b44
-def styled_run(folder, # where to write it (made, with its parents)
-               seed:int=0, # the seed of the answers' lengths and the judge's noise
-               n_q:int=20, # questions, from MT-bench's 81
-              ) -> Path:
-    "A run folder whose judge likes long answers: four models' answers (`STYLED_STRENGTH`), GPT-4-named single and all-pairs judgments."
-    from mtbench.runfolder import RunFolder
-    from mtbench.stats import style_counts
-    rng, rf, S = random.Random(seed), RunFolder(folder), STYLED_STRENGTH
-    rf.answer_dir.mkdir(parents=True); rf.judgment_dir.mkdir()
-    qids, n = range(81, 81 + n_q), {}
-    for m in S:
-        turns = {q: [_styled_answer(rng, int(rng.gauss(300 if m == 'verbose' else 120, 20))) for _ in (1, 2)] for q in qids}
-        n.update({(m, q, t): style_counts(a)['tokens'] for q in qids for t, a in enumerate(turns[q], 1)})
-        rf.answer_file(m).write_text(''.join(json.dumps(dict(question_id=q, answer_id=f'{m}{q}', model_id=m, choices=[{'index': 0, 'turns': turns[q]}], tstamp=1.0)) + '\n' for q in qids))
-    sj = [dict(question_id=q, model=m, judge=['gpt-4', 'single-v1' if t == 1 else 'single-v1-multi-turn'], user_prompt='...', judgment='...',
-               score=min(10, max(1, round(4 + 2*S[m] + 2*math.log2(n[m, q, t]/100) + rng.gauss(0, 1)))), turn=t, tstamp=1.0) for m in S for q in qids for t in (1, 2)]
-    win = lambda a, b, q, t: rng.random() < 1/(1 + math.exp(-(S[a] - S[b] + 2*(n[a, q, t] - n[b, q, t])/(n[a, q, t] + n[b, q, t]))))
-    pj = [dict(question_id=q, model_1=a, model_2=b, g1_winner='model_1' if win(a, b, q, t) else 'model_2', g2_winner='model_2' if win(b, a, q, t) else 'model_1',
-               judge=['gpt-4', 'pair-v2' if t == 1 else 'pair-v2-multi-turn'], g1_user_prompt='...', g1_judgment='...', g2_user_prompt='...', g2_judgment='...',
-               turn=t, tstamp=1.0) for q in qids for t in (1, 2) for i, a in enumerate(S) for b in list(S)[i+1:]]
-    for kind, recs in [('single', sj), ('pair', pj)]: rf.judgment_file('gpt-4', kind).write_text(''.join(json.dumps(r) + '\n' for r in recs))
-    return rf.path
+# %% ../nbs/00f_testing.ipynb #e1b9019c
+def fake_continuation(prompt:list|str, # token ids (or text)
+                      max_tokens:int=16, # the most words (tokens) to give
+                     ) -> tuple:
+    "(text, tokens): a deterministic reply to `prompt`, a few words of it drawn from its ids, at most `max_tokens` words."
+    import zlib
+    h = zlib.crc32(json.dumps(prompt).encode())
+    n = max(0, min(max_tokens, 4 + h % 8))
+    return ' '.join(_WORDS[(h >> k) % len(_WORDS)] for k in range(n)).capitalize() + ('.' if n else ''), n
 
-# %% ../nbs/00f_testing.ipynb #8f75c524
-ARENA_HARD_COMMIT = '196f6b826783b3da7310e361a805fa36f0be83f3' # lmarena/arena-hard-auto, June 2025 (show_result.py's style control)
-ARENA_HARD_FILES = {'show_result.py': '5da0fa30a807a150da37e97811c2bc248959015eedb884d9d471e894c8bf90c6', # path in the repository: sha256
-                    'utils/math_utils.py': 'c2e927dc0f45771d9b387c29837c76c2b5008b1f6f81819259c288c01f49ade0',
-                    'utils/judge_utils.py': 'cbb093f4fc27408d8447e946392f26f98538b1e3950f574aca91a0f7595167b4'}
+class _LlamaHandler(_Handler):
+    def do_GET(self):
+        path = self.path.split('?')[0].rstrip('/')
+        if path == '/health': return self._send(200, {'status': 'ok'})
+        if path == '/slots': return self._send(200, [{'id': i, 'n_ctx': self.srv.ctx//self.srv.slots, 'is_processing': False} for i in range(self.srv.slots)])
+        if path == '/v1/models': return self._send(200, {'object': 'list', 'data': [{'id': self.srv.alias, 'object': 'model', 'owned_by': 'llamacpp'}]})
+        self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
 
-def arena_hard_files(folder:str|Path|None=None, # a copy of yours (default: MTBENCH_ARENA_HARD_DIR, else a shared copy, else the cache)
-                    ) -> Path:
-    "The folder of Arena-Hard-Auto's `ARENA_HARD_FILES` at `ARENA_HARD_COMMIT`: a copy's, or the cache's, downloaded once; each checked against its sha256."
-    from mtbench.pins import PinnedFiles, pinned_file
-    base = f'https://raw.githubusercontent.com/lmarena/arena-hard-auto/{ARENA_HARD_COMMIT}/'
-    pins = PinnedFiles('Arena-Hard-Auto', {n: (base + n, s) for n, s in ARENA_HARD_FILES.items()}, 'MTBENCH_ARENA_HARD_DIR',
-                       f'arena_hard_auto/{ARENA_HARD_COMMIT[:7]}', 'MTBENCH_ARENA_HARD_URL', f'lmarena/arena-hard-auto commit {ARENA_HARD_COMMIT[:7]}', flag='')
-    shared = [p/'shared/arena_hard_auto' for p in [Path.cwd(), *Path.cwd().parents]]
-    folder = folder or os.environ.get(pins.env) or next((p for p in shared if p.is_dir()), None)
-    for name in pins.files: pinned_file(pins, name, folder)
-    return pins.folder(folder)[0]
+# %% ../nbs/00f_testing.ipynb #c2a4bcb4
+@patch
+def do_POST(self:_LlamaHandler):
+    body = json.loads(self.rfile.read(int(self.headers.get('Content-Length', 0))) or b'{}')
+    if self.path.rstrip('/') != '/v1/completions': return self._send(404, {'error': {'code': 404, 'message': 'File Not Found', 'type': 'not_found_error'}})
+    prompt = body.get('prompt')
+    if not (isinstance(prompt, str) or (isinstance(prompt, list) and prompt and all(type(t) is int for t in prompt))):
+        return self._send(400, {'error': {'code': 400, 'message': '"prompt" must be a string or a list of tokens', 'type': 'invalid_request_error'}})
+    n_prompt = len(prompt) if isinstance(prompt, list) else len(prompt.split())
+    text, n = fake_continuation(prompt, int(body.get('max_tokens') or 16))
+    srv = self.srv
+    with srv._lock:
+        srv.log.append(entry := dict(body=body, prompt_tokens=n_prompt, text=text, completion_tokens=n))
+        if srv.log_file:
+            with open(srv.log_file, 'a') as f: f.write(json.dumps(entry) + '\n')
+    self._send(200, {'id': f'cmpl-{len(srv.log)}', 'object': 'text_completion', 'created': int(time.time()), 'model': srv.alias,
+                     'choices': [{'index': 0, 'text': text, 'logprobs': None, 'finish_reason': 'length' if n == body.get('max_tokens') else 'stop'}],
+                     'usage': {'prompt_tokens': n_prompt, 'completion_tokens': n, 'total_tokens': n_prompt + n}})
 
-# %% ../nbs/00f_testing.ipynb #056c1949
-def arena_hard_code(folder:str|Path|None=None, # as `arena_hard_files`
-                   ):
-    "Arena-Hard-Auto's `show_result` module from its pinned files, imported as it imports itself (its `utils` beside it; `math_utils` as `.math_utils`); None, with a line saying so, where they cannot be downloaded."
-    import importlib
-    from mtbench.errors import MTBenchError
-    try: where = str(arena_hard_files(folder))
-    except MTBenchError as e:
-        if 'could not download' not in str(e): raise # a file that is not theirs is refused, never skipped
-        return print(f"skipped: Arena-Hard-Auto's code is not here and could not be downloaded: {e}")
-    mine = lambda k: k in ('show_result', 'utils') or k.startswith('utils.')
-    saved = {k: sys.modules.pop(k) for k in [k for k in sys.modules if mine(k)]} # another `utils` stays out of its way, and comes back after
-    sys.path.insert(0, where)
-    try:
-        sr = importlib.import_module('show_result')
-        sr.math_utils = importlib.import_module('utils.math_utils')
-    finally:
-        sys.path.remove(where)
-        for k in [k for k in sys.modules if mine(k)]: del sys.modules[k]
-        sys.modules.update(saved)
-    return sr
+# %% ../nbs/00f_testing.ipynb #a4773a18
+def fake_llama_server(argv:list|None=None, # llama-server's command line after the program (default: sys.argv[1:])
+                     ):
+    "Run `FakeLlamaServer` in the foreground as llama-server would run, until the process is stopped; requests logged to $MTBENCH_FAKE_LLAMA_LOG."
+    import argparse, os
+    p = argparse.ArgumentParser(prog='llama-server (mtbench stand-in)')
+    p.add_argument('-m', '--model'); p.add_argument('--port', type=int, default=8080); p.add_argument('--alias', default='model')
+    p.add_argument('-np', '--parallel', type=int, default=1); p.add_argument('-c', '--ctx-size', type=int, default=4096)
+    p.add_argument('--version', action='store_true')
+    a, _ = p.parse_known_args(argv)
+    if a.version: print('version: 0 (mtbench stand-in)'); return
+    if not (a.model and Path(a.model).is_file()): sys.exit(f"error: failed to load model '{a.model}'")
+    with FakeLlamaServer(a.parallel, a.ctx_size, a.alias, a.port, os.environ.get('MTBENCH_FAKE_LLAMA_LOG')) as srv:
+        print(f'main: server is listening on {srv.root}', flush=True)
+        threading.Event().wait()
+
+def llama_server_standin(folder:str|Path, # where to write it
+                        ) -> Path:
+    "An executable `llama-server` in `folder` that runs `fake_llama_server` with this Python: for `MTBENCH_LLAMA_SERVER`."
+    exe = Path(folder)/'llama-server'
+    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -c 'from mtbench.testing import fake_llama_server; fake_llama_server()' \"$@\"\n")
+    exe.chmod(0o755)
+    return exe

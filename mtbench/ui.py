@@ -22,7 +22,7 @@ from fastcore.basics import patch
 from IPython.display import display
 
 from .records import CATEGORIES
-from .errors import MTBenchError, log
+from .errors import MTBenchError, log, atomic_file
 
 from .memory import gpu_memory, BF16_CAPABILITY
 
@@ -205,14 +205,9 @@ def zip_output(output_dir:str|Path, # the output folder to pack
     src = Path(output_dir)
     if not src.is_dir(): raise MTBenchError(f"{src} is not a folder: nothing to zip; run MT-bench first")
     dest = Path(dest) if dest else src.parent/f"{src.name}.zip"
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, suffix='.zip.tmp'); os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, 'w', zipfile.ZIP_DEFLATED) as z:
-            for f in sorted(src.rglob('*')):
-                if f.is_file(): z.write(f, f.relative_to(src.parent))
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp): os.remove(tmp)
+    with atomic_file(dest, 'wb') as out, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(src.rglob('*')):
+            if f.is_file(): z.write(f, f.relative_to(src.parent))
     return dest
 
 # %% ../nbs/08_colab.ipynb #fff7e256
