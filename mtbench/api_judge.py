@@ -157,11 +157,13 @@ async def _chat(pool:ServerPool, job, messages, est_tokens) -> Reply:
     "One call of `job`'s judge on `pool`'s least busy server, or its reply from `job`'s cache; a call that gave nothing usable is a `Reply` with its error."
     spec = job.spec
     if (hit := cached_reply(job.cache, spec, messages)): return hit
-    body = spec.request(messages)
-    try: r, text, dt = await pool.call(lambda s: s.caller.chat(s.client, **body), est_tokens) # streamed where served so
+    sent = [] # the judge as it was when the call went: a refusal seen while this call waited is heeded
+    def send(s): sent.append(job.spec); return s.caller.chat(s.client, **job.spec.request(messages)) # streamed where served so
+    try: r, text, dt = await pool.call(send, est_tokens)
     except CallFailed as e:
-        if spec.logprobs and _refuses_logprobs(e.last): return await _chat(pool, _without_logprobs(job, e.last), messages, est_tokens) # asked again
+        if sent and sent[-1].logprobs and _refuses_logprobs(e.last): return await _chat(pool, _without_logprobs(job, e.last), messages, est_tokens) # asked again
         return Reply(ERROR_OUTPUT, error=str(e))
+    spec = sent[-1]
     u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
     if spec.logprobs and not lp: _say_once(job, 'no logprobs', f"judge {spec.name} returned no log-probabilities (its server ignores logprobs): "
                                            "its judgments keep FastChat's score, without expected_score")
