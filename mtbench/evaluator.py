@@ -330,7 +330,7 @@ def _fixed_record(self:MTBenchEvaluator, command:str|None) -> dict:
     return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings_record(), versions=library_versions(),
                 data=self.data_files(), questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
                 judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
-                       'params': spec.params, 'score_mode': spec.score_mode, **_samples(spec, self.settings.judging.judge_samples)})
+                       'params': spec.params, 'logprobs': spec.logprobs, **_samples(spec, self.settings.judging.judge_samples)})
 
 def _samples(spec, k:int) -> dict:
     "run.json's word on judge_samples: how many, and each one's temperature (None: the judge's own)."

@@ -124,8 +124,8 @@ def _local_reply(lm, spec, task, msgs, c, n_in, kept=None):
     r = Reply(ERROR_OUTPUT if c.error else c.text, n_in, c.new_tokens, round(c.seconds, 3), error=c.error)
     if not c.error and not task.pairwise and task.parse(c.text) == -1:
         r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw, kept)
-        if spec.score_mode == 'expected': r.expected = expected_rating(r.rating_probs)
-    elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
+        if spec.logprobs: r.expected = expected_rating(r.rating_probs)
+    elif spec.logprobs and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
     return r
 
 # %% ../nbs/04d_local_judge.ipynb #69f3471c

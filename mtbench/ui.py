@@ -370,17 +370,18 @@ class RunnerPanel:
 # %% ../nbs/08_colab.ipynb #5c0cafaa
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
-_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
+_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens judge_logprobs '
           'output_dir drive run_button confirm_button download_button status progress table compare page_button page speed cost radar heatmap out results box').split()
 
 # %% ../nbs/08_colab.ipynb #61a9498d
 @patch
 def _wire(self:RunnerPanel):
+    self.judge_logprobs = setting_widget(JudgeSettings, 'judge_logprobs', W.Checkbox, description="Judge's probabilities", indent=True)
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
     self.page, self.page_button = W.HTML(), W.ToggleButton(value=False, description='Show the report page', icon='table', layout=W.Layout(width='auto'))
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
     right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.engine, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
-                    self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
+                    self.judge_max_tokens, self.judge_logprobs, self.output_dir, self.drive], layout=W.Layout(width='50%'))
     self.results = W.VBox([self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
     self.confirm_button = W.Button(description='Confirm', button_style='warning', icon='check', layout=W.Layout(display='none', width='auto'))
@@ -497,7 +498,7 @@ def run_settings(self:RunnerPanel) -> RunSettings:
         data_dir=self.data_dir, benchmark='mt-bench' if own else bench.name, questions=self.questions.value.strip() if own else None,
         max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
         categories=list(self.categories.value) or None, **self._numbers(), **precision_args(self.precision.value, self.gpu),
-        batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine,
+        batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine, judge_logprobs=self.judge_logprobs.value,
         judge_engine='auto' if engine in ('llama.cpp', 'vllm') and judge.startswith('local:') else 'transformers')).check()
 
 # %% ../nbs/08_colab.ipynb #d8c5f872
