@@ -39,7 +39,8 @@ def _visible(s:str) -> str:
     "`s` on one line: a control character (a newline, a tab, ESC) written as its escape, `\\n`."
     return re.sub(r'[\x00-\x1f\x7f]', lambda m: repr(m.group())[1:-1], s)
 
-def md_text(s:str) -> str:
+def md_text(s:str, # a name or label to put into a Markdown table or line
+           ) -> str:
     "`s` as Markdown text that reads as it is written: on one line, its `\\`, `|`, `[`, `]`, `<`, `>`, `` ` `` and `*` escaped, so a name never shifts a table's columns, makes a link or a tag, or sets emphasis."
     return re.sub(r'([\\|\[\]<>`*])', r'\\\1', _visible(s))
 
