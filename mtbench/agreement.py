@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, math, os
 from pathlib import Path
-from .errors import MTBenchError
+from .errors import MTBenchError, atomic_file
 from .records import CATEGORIES, read_jsonl
 from .pins import PinnedFiles, pinned_file
 from .runfolder import RunFolder
@@ -249,8 +249,7 @@ def copy_sample(reference_dir:str|Path, # a run folder with model_answer/*.jsonl
     for m, qids in want.items():
         if not (src/f'{m}.jsonl').exists(): raise MTBenchError(f"{src/f'{m}.jsonl'} not found: the reference run has no answers of {m}")
         lines = [json.dumps(r, ensure_ascii=False) + '\n' for r in read_jsonl(src/f'{m}.jsonl') if r['question_id'] in qids]
-        tmp = dst/f'.{m}.jsonl.tmp'
-        tmp.write_text(''.join(lines), encoding='utf-8'); os.replace(tmp, dst/f'{m}.jsonl')
+        with atomic_file(dst/f'{m}.jsonl') as f: f.write(''.join(lines))
     return want
 
 # %% ../nbs/06h_agreement.ipynb #18d3635e
@@ -438,8 +437,7 @@ def write_answers(answers:dict, # `conversations`: {(question_id, model): turns}
     dst = RunFolder(output_dir).answer_dir; dst.mkdir(parents=True, exist_ok=True)
     for m, qs in want.items():
         recs = [dict(question_id=q, answer_id=f'{m}:{q}', model_id=m, choices=[dict(index=0, turns=answers[(q, m)])], tstamp=0.0) for q in sorted(qs)]
-        (tmp := dst/f'.{m}.jsonl.tmp').write_text(''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in recs), encoding='utf-8')
-        os.replace(tmp, dst/f'{m}.jsonl')
+        with atomic_file(dst/f'{m}.jsonl') as f: f.write(''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in recs))
     return {m: sorted(qs) for m, qs in want.items()}
 
 # %% ../nbs/06h_agreement.ipynb #91bf2a5d

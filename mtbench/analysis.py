@@ -13,10 +13,11 @@ from .records import question_order
 from .benchmark import MT_BENCH
 from .registry import get_benchmark
 from .settings import Selection, ShowSettings
-from .judgments import load_judgments, question_categories
+from .judgments import load_judgments, question_categories, score_by
 from .paired import COMPARE_FIELDS
 from .scores import (SINGLE_KEY, SAMPLE_FIELDS, RANK_FIELDS, single_scores, overall_scores, category_scores, ability_scores,
-                            sample_scores, pairwise_rates, pair_rankings, comparisons, answer_stats, judge_costs)
+                            sample_scores, pairwise_rates, pair_rankings, comparisons, answer_stats, judge_costs,
+                            LEAN_FIELDS, STYLE_COEF_FIELDS, answer_styles, judge_leans, style_rankings)
 from .notes import judgment_notes, run_notes
 
 # %% ../nbs/06e_analysis.ipynb #1a1c8f80
@@ -29,7 +30,10 @@ TABLES = {'scores': 'per judge, model, turn and category: mean, 95% interval, ju
           'compare': "paired comparisons: each model against the baseline, score differences and win rates, with intervals, tests and power (optional)",
           'speed': 'answer generation per model: answers, failures, tokens, seconds, tokens per second',
           'judge_cost': 'calls, tokens and dollars per judge and model',
-          'abilities': "one column per ability, when the benchmark's abilities are not its categories (optional)"} # the tables of `Results`
+          'abilities': "one column per ability, when the benchmark's abilities are not its categories (optional)",
+          'leans': "per judge, where its grading leans: length against score (Spearman's ρ), the longer answer's share of decided games, position bias (optional)",
+          'rankings_style': "with --style-control: Bradley-Terry ratings with the answers' length and markdown taken out, rows as rankings' (optional)",
+          'style_coefficients': "with --style-control: the style coefficients (length, headers, lists, bold) per judge, with 95% intervals (optional)"} # the tables of `Results`
 
 # %% ../nbs/06e_analysis.ipynb #75dac8c5
 class Results:
@@ -42,7 +46,8 @@ class Results:
                  title:str='MT-bench', # its name in titles
                 ):
         import pandas as pd
-        optional = {'abilities': ['judge', 'model'], 'rankings': RANK_FIELDS, 'samples': SAMPLE_FIELDS, 'compare': COMPARE_FIELDS}
+        optional = {'abilities': ['judge', 'model'], 'rankings': RANK_FIELDS, 'samples': SAMPLE_FIELDS, 'compare': COMPARE_FIELDS,
+                    'leans': LEAN_FIELDS, 'rankings_style': RANK_FIELDS, 'style_coefficients': STYLE_COEF_FIELDS}
         if miss := [k for k in TABLES if k not in optional and k not in tables]: raise TypeError(f"Results needs the tables {', '.join(miss)}")
         tables = {**dict.fromkeys(optional), **tables}
         for k, cols in optional.items():
@@ -139,7 +144,17 @@ def _params(output_dir, show) -> dict:
     "The settings the results were made with, as summary.json records them."
     return dict(output_dir=str(output_dir) if output_dir else None, judgment_file=str(show.judgment_file) if show.judgment_file else None,
                 judge=show.judge, model_list=show.model_list, baseline=show.baseline, mode=show.pair_mode, dedupe=show.dedupe,
-                n_boot=show.n_boot, seed=show.seed)
+                n_boot=show.n_boot, seed=show.seed, score=show.score, style_control=show.style_control)
+
+# %% ../nbs/06e_analysis.ipynb #5e1a7c22
+def _style_tables(output_dir, first, pair, show) -> dict:
+    "Where each judge leans and, with --style-control, the rankings with the style taken out: both from the run's answers (`answer_styles`)."
+    styles = answer_styles(output_dir, show.model_list)
+    out = dict(leans=judge_leans(first, pair, styles, show.model_list, show.baseline, show.pair_mode))
+    if not show.style_control or not len(pair): return out
+    if not len(styles): raise MTBenchError("--style-control needs the answers the pair judgments judged: give the run folder (--output-dir), whose model_answer/ holds them")
+    out['rankings_style'], out['style_coefficients'] = style_rankings(pair, styles, show.baseline, show.model_list, show.dedupe, show.n_boot, show.seed, show.pair_mode)
+    return out
 
 # %% ../nbs/06e_analysis.ipynb #6aa1c132
 def _steps(output_dir) -> dict:
@@ -162,14 +177,17 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
     every, ml, lab = load_judgments(output_dir, show.judgment_file, show.judge), show.model_list, question_labels(bench, show.question_file, sel.data_dir)
     _check_model_list(every, ml, output_dir if folder else None)
     js, left_out = _benchmark_lines(every, bench, lab, show.question_file) # scores count the benchmark's own questions and turns
+    single, scored = score_by(js['single'], show.score) # --score expected: the judge's expected rating in place of its digit
+    js = {**js, 'single': single}
     first, samples = _split_samples(js['single'], show) # with judge_samples: the score tables count the first sample, FastChat's
     scores, overall, categories, abilities, notes = _single_tables(first, bench, lab, show)
-    notes = left_out + notes
+    notes = left_out + scored + notes
     pairwise = pairwise_rates(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     rankings = pair_rankings(js['pair'], show.baseline, ml, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     tables = dict(scores=scores, overall=overall, categories=categories, pairwise=pairwise, abilities=abilities, rankings=rankings, samples=samples,
                   speed=answer_stats(output_dir, ml), judge_cost=judge_costs(every['single'], every['pair'], pairwise, ml), # every line was paid
-                  compare=comparisons(js, show, lab['categories'], show.pair_mode)) # with judge_samples: the mean of each turn's samples
+                  compare=comparisons(js, show, lab['categories'], show.pair_mode), # with judge_samples: the mean of each turn's samples
+                  **_style_tables(output_dir, first, js['pair'], show))
     res = Results(tables, sorted({f for d in every.values() if len(d) for f in d.file}), notes + judgment_notes({**js, 'single': first}, scores, pairwise, show.dedupe, folder)
                   + run_notes(output_dir, ml), _params(output_dir, show), bench.name, bench.title)
     res.notes += _sample_notes(samples)
@@ -204,5 +222,7 @@ def summarize(res:Results, # what `show_results` returned
     if len(res.samples): d['samples'] = to_records(res.samples)
     if len(res.compare): d['compare'] = to_records(res.compare)
     if getattr(res, 'steps', None): d['steps'] = res.steps # a sweep's checkpoints: their training steps
+    for k in ('leans', 'rankings_style', 'style_coefficients'):
+        if len(getattr(res, k)): d[k] = to_records(getattr(res, k))
     if any(v != 10 for v in getattr(res, 'scales', {}).values()): d['scales'] = res.scales # only where a judge is not 1-10
     return d

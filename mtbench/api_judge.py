@@ -8,13 +8,13 @@ import asyncio, math, re, time
 from dataclasses import replace
 from fastcore.basics import patch
 from aiolimiter import AsyncLimiter
-from .errors import MTBenchError
+from .errors import MTBenchError, log
 from .settings import JudgeSettings
 from .runfolder import redact_url, secret_env
-from .client import Caller, CallPolicy, CallFailed, GracefulStop, Unsent, is_quota, connect_failure
+from .client import Caller, CallPolicy, CallFailed, GracefulStop, Unsent, is_quota, connect_failure, describe_error
 from .cache import JudgeCache
 from .servers import ServerPool # several servers for one judge
-from .judge import ERROR_OUTPUT, Reply, make_record, rating_match
+from .judge import ERROR_OUTPUT, Reply, make_record, logprob_rating
 from .judges import JudgeSpec, RATE_LIMITS, lookup, estimate_tokens
 
 # %% auto #0
@@ -94,26 +94,22 @@ def _fatal(e, spec):
         return MTBenchError(f"{where} says the account has no credit left (429 insufficient_quota); add credit and run again")
     return None
 
-# %% ../nbs/04c_api_judge.ipynb #06fa9eea
-def _expected_from_logprobs(text, content) -> float|None:
-    "The probability-weighted rating from the top log-probabilities at the position of the rating FastChat parses."
-    m = rating_match(text)
-    if not m or not content: return None
-    pos, start = m.start(1), 0
-    for tok in content:
-        end = start + len(tok.token)
-        if start <= pos < end:
-            prefix = text[start:pos]
-            probs = {}
-            for alt in tok.top_logprobs or []:
-                rest = alt.token[len(prefix):] if alt.token.startswith(prefix) else ''
-                digits = re.match(r'\d+', rest)
-                if digits and 1 <= int(digits.group()) <= 10:
-                    probs[int(digits.group())] = probs.get(int(digits.group()), 0) + math.exp(alt.logprob)
-            total = sum(probs.values())
-            return sum(k*p for k, p in probs.items())/total if total else None
-        start = end
-    return None
+# %% ../nbs/04c_api_judge.ipynb #90e0e20f
+def _refuses_logprobs(e) -> bool:
+    "Whether a call failed because its server refuses log-probabilities: a 400 naming them (OpenAI's answer for a reasoning model)."
+    return getattr(e, 'status_code', None) == 400 and 'logprobs' in str(e).lower()
+
+def _without_logprobs(job, e):
+    "Judging run `job`, its judge asking for no log-probabilities from now on: the first refusal `e` says so in one line."
+    if job.spec.logprobs:
+        log.warning(f"judge {job.spec.name} refuses log-probabilities ({describe_error(e)}): its judgments go on without them, "
+                    "FastChat's score only (no expected_score)")
+        job.spec = replace(job.spec, logprobs=False)
+    return job
+
+def _say_once(job, what:str, msg:str):
+    "Log `msg` the first time `what` happens in judging run `job`."
+    if what not in job.said: job.said.add(what); log.warning(msg)
 
 # %% ../nbs/04c_api_judge.ipynb #245f7e4d
 def judge_caller(spec:JudgeSpec, # the judge
@@ -157,22 +153,28 @@ def keep_reply(cache:JudgeCache|None, # the judge cache, or None
     cache.put(spec.reply_key(spec.request(messages)), spec.name, dict(text=r.text, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, expected=r.expected))
 
 # %% ../nbs/04c_api_judge.ipynb #b14a8472
-async def _chat(pool:ServerPool, spec, messages, est_tokens, cache:JudgeCache|None=None) -> Reply:
-    "One judge call on `pool`'s least busy server, or its reply from `cache`; a call that gave nothing usable is a `Reply` with its error."
-    if (hit := cached_reply(cache, spec, messages)): return hit
-    body = spec.request(messages)
-    try: r, text, dt = await pool.call(lambda s: s.caller.chat(s.client, **body), est_tokens) # streamed where served so
-    except CallFailed as e: return Reply(ERROR_OUTPUT, error=str(e))
+async def _chat(pool:ServerPool, job, messages, est_tokens) -> Reply:
+    "One call of `job`'s judge on `pool`'s least busy server, or its reply from `job`'s cache; a call that gave nothing usable is a `Reply` with its error."
+    spec = job.spec
+    if (hit := cached_reply(job.cache, spec, messages)): return hit
+    sent = [] # the judge as it was when the call went: a refusal seen while this call waited is heeded
+    def send(s): sent.append(job.spec); return s.caller.chat(s.client, **job.spec.request(messages)) # streamed where served so
+    try: r, text, dt = await pool.call(send, est_tokens)
+    except CallFailed as e:
+        if sent and sent[-1].logprobs and _refuses_logprobs(e.last): return await _chat(pool, _without_logprobs(job, e.last), messages, est_tokens) # asked again
+        return Reply(ERROR_OUTPUT, error=str(e))
+    spec = sent[-1]
     u, lp = r.usage, getattr(getattr(r.choices[0], 'logprobs', None), 'content', None)
-    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt,
-                 _expected_from_logprobs(text, lp) if spec.score_mode == 'expected' else None)
+    if spec.logprobs and not lp: _say_once(job, 'no logprobs', f"judge {spec.name} returned no log-probabilities (its server ignores logprobs): "
+                                           "its judgments keep FastChat's score, without expected_score")
+    return Reply(text, getattr(u, 'prompt_tokens', 0) or 0, getattr(u, 'completion_tokens', 0) or 0, dt, logprob_rating(text, lp) if spec.logprobs else None)
 
 # %% ../nbs/04c_api_judge.ipynb #e833e1c9
 async def _judge_one(task, job, caller, halt, stats, progress):
     "One judgment: its games' calls, then its record appended, then its replies kept in the cache; counted in flight until it lands."
     halt.in_flight += 1
     msgs = task.messages
-    try: replies = await asyncio.gather(*[_chat(caller, job.spec, m, estimate_tokens(m) + job.est_out, job.cache) for m in msgs], return_exceptions=True)
+    try: replies = await asyncio.gather(*[_chat(caller, job, m, estimate_tokens(m) + job.est_out) for m in msgs], return_exceptions=True)
     finally: halt.in_flight -= 1
     if (e := next((r for r in replies if isinstance(r, BaseException)), None)) is not None:
         for m, r in zip(msgs, replies): # a game that landed while the other was not sent: kept, so the rerun pays only for the other

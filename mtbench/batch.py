@@ -13,6 +13,7 @@ from .errors import MTBenchError, log, atomic_file
 from .settings import SettingError
 from .runfolder import RunFolder, file_stem, redact, redact_url, secret_env
 from .client import BadReply, reply_text, describe_error, connect_failure
+from .judge import logprob_rating
 
 # %% auto #0
 __all__ = ['ENDPOINT', 'MAX_REQUESTS', 'MAX_BYTES', 'BATCH_DISCOUNT', 'RETRIES', 'TERMINAL', 'ERROR_TEXT', 'POLL_S', 'task_id',
@@ -83,9 +84,8 @@ def pack(tasks:list, # the judgments (`JudgeTask`s)
 # %% ../nbs/04e_batch.ipynb #ec710ba7
 def check_batch(spec, # the resolved judge (`mtbench.judges.JudgeSpec`)
                ):
-    "Raise `SettingError` unless `spec` can judge through the Batch API: an API judge whose scores are parsed."
+    "Raise `SettingError` unless `spec` can judge through the Batch API: an API judge."
     if spec.local: raise SettingError('batch', True, f"judge {spec.name} runs locally and the Batch API is an API's: judge with an API model (or drop batch)")
-    if spec.score_mode == 'expected': raise SettingError('score_mode', 'expected', 'batch judging records parsed scores: use parsed, or judge without batch')
 
 def batch_price(price:tuple|None, # synchronous dollars per 1M input and output tokens (None: unknown)
                ) -> tuple|None:
@@ -188,7 +188,7 @@ class BatchReply:
     prompt_tokens: int = 0 # tokens of the request
     completion_tokens: int = 0 # tokens of the reply
     latency: float = 0.0 # a batch's requests have none to report
-    expected: float|None = None # not computed in batch judging (scores are parsed)
+    expected: float|None = None # the expected rating, from the line's log-probabilities (judge_logprobs)
     error: str|None = None # why it failed; None when it succeeded
     rating_probs: list|None = None # a local judge's only
 
@@ -203,7 +203,8 @@ def line_reply(line:dict|None, # a line of a batch's output or error file; None:
     if resp.get('status_code') == 200:
         try: text = reply_text(c := ChatCompletion.model_validate(resp.get('body')))
         except (BadReply, ValueError) as e: return BatchReply(ERROR_TEXT, error=f'BadReply: {str(e)[:200]}')
-        return BatchReply(text, getattr(c.usage, 'prompt_tokens', 0) or 0, getattr(c.usage, 'completion_tokens', 0) or 0)
+        lp = getattr(getattr(c.choices[0], 'logprobs', None), 'content', None) # asked for with judge_logprobs
+        return BatchReply(text, getattr(c.usage, 'prompt_tokens', 0) or 0, getattr(c.usage, 'completion_tokens', 0) or 0, expected=logprob_rating(text, lp))
     why = err.get('message') or ((resp.get('body') or {}).get('error') or {}).get('message') or 'no reply'
     return BatchReply(ERROR_TEXT, error=redact(f"{err.get('code') or resp.get('status_code')}: {why}")) # a key the server quoted stays out of the record
 
@@ -346,7 +347,7 @@ def settle(self:BatchRun, tid:str, # the judgment's id
 
 # %% ../nbs/04e_batch.ipynb #e71f4157
 _SETTING = {'max_tokens': 'judge_max_tokens', 'max_completion_tokens': 'judge_max_tokens', 'temperature': 'judge_samples',
-            'logprobs': 'score_mode', 'top_logprobs': 'score_mode'} # a request field -> the setting that sets it
+            'logprobs': 'judge_logprobs', 'top_logprobs': 'judge_logprobs'} # a request field -> the setting that sets it
 
 @patch
 def _asked(self:BatchRun, then:dict, now:dict):

@@ -38,7 +38,7 @@ class Command:
 # %% ../nbs/07_cli.ipynb #21cebec4
 _LOCAL_GEN = ['engine', 'model_base_url', 'api_key_env', 'concurrency', 'request_timeout', 'batch_size', 'memory_limit', 'dtype', 'quantization', 'attn', 'cuda_graphs', 'num_gpus', 'max_new_tokens']
 
-_JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'score_mode',
+_JUDGING = ['judge', 'judge_base_url', 'judge_api_key_env', 'judge_rpm', 'judge_tpm', 'judge_concurrency', 'judge_max_tokens', 'judge_logprobs',
             'reference', 'judge_engine', 'judge_rubric', 'mode', 'baseline', 'judge_timeout', 'batch', 'batch_wait', 'judge_samples', 'cache']
 
 # %% ../nbs/07_cli.ipynb #e05bbc27
@@ -53,7 +53,7 @@ COMMANDS = {
                     {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None}),
     'compare': Command('mtbench.tables:compare_cli', 'is B better than A? paired differences from a baseline, with intervals that count the questions and the judge',
                        {'selection': ['benchmark', 'questions', 'data_dir']}, ('output_dir',), {'output_dir': None},
-                       only={'show': ['judgment_file', 'judge', 'model_list', 'baseline', 'format', 'question_file', 'n_boot', 'seed']}, positional=('runs',)),
+                       only={'show': ['judgment_file', 'judge', 'model_list', 'baseline', 'format', 'question_file', 'n_boot', 'seed', 'score']}, positional=('runs',)),
     'models': Command('mtbench.models:models_cli', 'list the model registry with memory estimates at fp16, 8-bit and 4-bit', {'generation': ['memory_limit']}),
     'data': Command('mtbench.records:data_cli', 'download (or check) the MT-bench files and print what they hold'),
     'agreement': Command('mtbench.agreement:agreement_cli', "how far your judge is from GPT-4's grading (a FastChat run; default FastChat's published one) or, with --human, from the MT-bench experts' votes",

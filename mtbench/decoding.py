@@ -13,7 +13,7 @@ from .client import describe_error
 # %% auto #0
 __all__ = ['M32', 'SLOT_RANGES', 'SLOT_SDPA', 'STATE', 'mix32', 'row_key', 'uniforms', 'sample_rows', 'slot_layer', 'kv_shape',
            'slot_cache', 'attention_windows', 'Row', 'DecodeStats', 'is_oom', 'processors', 'split_ranges',
-           'sdpa_slots', 'slot_attention', 'Decoder', 'adapter_names']
+           'sdpa_slots', 'slot_attention', 'cache_kwarg', 'out_cache', 'Decoder', 'adapter_names']
 
 # %% ../nbs/02c0_decoding.ipynb #fb520058
 M32 = 0xFFFFFFFF # the 32 bits the noise hash works on
@@ -246,6 +246,17 @@ def slot_attention(model, # a transformers (or PEFT) model
     core.set_attn_implementation(SLOT_SDPA)
     return True
 
+# %% ../nbs/02c0_decoding.ipynb #aafd308d
+def cache_kwarg(model, # a transformers causal LM (or a PEFT model around one)
+               ) -> str:
+    "The name `model.forward` takes its KV cache by: `cache` (transformers 5), else `past_key_values`."
+    m = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    return 'cache' if 'cache' in inspect.signature(m.forward).parameters else 'past_key_values'
+
+def out_cache(out): # a model's output
+    "The KV cache a forward pass returned, by either name."
+    return out['cache'] if 'cache' in out else out['past_key_values']
+
 # %% ../nbs/02c0_decoding.ipynb #ca80d4cf
 STATE = ('pos', 'last', 'made', 'caps', 'keys', 'temps', 'live') # per slot: where its next token goes, that token, tokens written, its budget, noise key, temperature, 1 if a row holds it
 
@@ -267,7 +278,7 @@ class Decoder:
         self.waiting, self.rows, self.stats, self.hist, self.cache = collections.deque(), [], DecodeStats(), None, None
         params = inspect.signature((model.get_base_model() if hasattr(model, 'get_base_model') else model).forward).parameters
         self._fwd = {'logits_to_keep': 1} if 'logits_to_keep' in params else {}
-        self._cache_kw = 'cache' if 'cache' in params else 'past_key_values' # transformers 5.x renames it
+        self._cache_kw = cache_kwarg(model)
         self.split = self.device.type == 'cpu' and not static_room and slot_attention(model) # attention over ranges of slots, where it saves reads
         self.active = getattr(model, 'active_adapter', None) if hasattr(model, 'peft_config') else None # a PEFT model's: rows that name no adapter run with it
         self._new_state(slots, static_room or 64)

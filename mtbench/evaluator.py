@@ -13,7 +13,7 @@ from .pins import sha256_file
 from .store import StorageError, RecordFile
 from .runfolder import RunFolder, RunLoop, Filing, file_stem, library_versions, writable
 from .client import check_endpoints
-from .settings import RunSettings, Generation, SettingError
+from .settings import RunSettings, Generation, SettingError, ShowSettings
 from .sweeps import expand_models
 
 # %% auto #0
@@ -330,6 +330,7 @@ class EvalResults:
     "The outcome of `MTBenchEvaluator.run`."
     def __init__(self, summary:dict, # summary.json's content
                  failures:dict, # {model: why it failed} for the models left out
+                 evaluator=None, # the `MTBenchEvaluator` that ran it: `rescore` counts its judgments again
                 ):
         import pandas as pd
         store_attr()
@@ -365,7 +366,7 @@ def _fixed_record(self:MTBenchEvaluator, command:str|None) -> dict:
     return dict(started=time.strftime('%Y-%m-%dT%H:%M:%S%z'), command=command, settings=self.settings_record(), versions=library_versions(),
                 data=self.data_files(), questions=list(self.questions.attrgot('question_id')), seeds={'generation': 'choice index (FastChat)', 'bootstrap': 0},
                 judge={'name': self.judge_name, 'base_url': spec.base_url, 'api_key_env': spec.api_key_env if not spec.local else None,
-                       'params': spec.params, 'score_mode': spec.score_mode, **_samples(spec, self.settings.judging.judge_samples)})
+                       'params': spec.params, 'logprobs': spec.logprobs, **_samples(spec, self.settings.judging.judge_samples)})
 
 def _samples(spec, k:int) -> dict:
     "run.json's word on judge_samples: how many, and each one's temperature (None: the judge's own)."
@@ -389,6 +390,15 @@ def _judge_behind(self:MTBenchEvaluator, model:str):
     if self._judging: self._progress.wait(self._judging); self._judging.result()
     self._judging = _Background(self.judge_models, [self._answered[-1]])
 
+# %% ../nbs/05_evaluator.ipynb #c5d50995
+@patch
+def _show_settings(self:MTBenchEvaluator, score:str='score', # what the tables count (`ShowSettings.score`)
+                  ) -> ShowSettings:
+    "How the run's report reads its judgments: this judge, the models that answered, the judging's baseline and mode."
+    j = self.settings.judging
+    return ShowSettings(judge=self.judge_name, model_list=self._answered or None, baseline=j.baseline if j.mode == 'pairwise-baseline' else None,
+                        mode=None if j.mode == 'single' else j.mode, score=score)
+
 # %% ../nbs/05_evaluator.ipynb #ae6ef396
 @patch
 def _check_adapters(self:MTBenchEvaluator):
@@ -404,7 +414,6 @@ def _check_adapters(self:MTBenchEvaluator):
 @patch
 def _finish(self:MTBenchEvaluator) -> dict:
     "After every model's answers: the judging left, the report and W&B; the report's summary."
-    from mtbench.settings import ShowSettings
     from mtbench.tables import write_report
     pr, answered, n = self._progress, self._answered, len(self.models)
     if not answered and self._loop.failures: # nothing to judge or report: the causes are the run's last line, not a missing file
@@ -418,10 +427,7 @@ def _finish(self:MTBenchEvaluator) -> dict:
         self.judge_models(answered)
     self._timed('total', self._t0)
     pr.step("report")
-    j = self.settings.judging
-    show = ShowSettings(judge=self.judge_name, model_list=answered or None, baseline=j.baseline if j.mode == 'pairwise-baseline' else None,
-                        mode=None if j.mode == 'single' else j.mode)
-    summary = write_report(self.run_dir, show, self.settings.selection, benchmark=self.bench)
+    summary = write_report(self.run_dir, self._show_settings(), self.settings.selection, benchmark=self.bench)
     if self.settings.wandb: pr.step(f"Weights & Biases: {log_wandb(self.settings.wandb, summary, self.settings_record(), self.run_dir)}")
     return summary
 
@@ -438,7 +444,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     self._loop = RunLoop(self.folder, self._fixed_record(command))
     stop = lambda: (self.shared.close(), self._judging and self._judging.stop()) # in a notebook the process lives on: the judging must end, the base go
     summary = self._loop.run(self.models, self._answer_step, self._finish, after=self._judge_behind, on_stop=stop)
-    return EvalResults(summary, self._loop.failures)
+    return EvalResults(summary, self._loop.failures, self)
 
 # %% ../nbs/05_evaluator.ipynb #e2c680d0
 @patch
@@ -458,6 +464,15 @@ def evaluate(run:RunSettings, # the run's settings, as the entry point built the
     ev = MTBenchEvaluator(settings=run)
     if confirm: ev.confirm = confirm
     return ev.run(command, progress)
+
+# %% ../nbs/05_evaluator.ipynb #beed9c8b
+@patch
+def rescore(self:MTBenchEvaluator, score:str='score', # 'expected': the judge's expected ratings (judged with judge_logprobs); 'score': FastChat's digit
+           ) -> EvalResults:
+    "A finished run's report again, its tables counting `score`: results/ rewritten from the judgments on disk."
+    from mtbench.tables import write_report
+    summary = write_report(self.run_dir, self._show_settings(score), self.settings.selection, benchmark=self.bench)
+    return EvalResults(summary, self._loop.failures, self)
 
 # %% ../nbs/05_evaluator.ipynb #329c5d54
 def _wandb_check(project:str):

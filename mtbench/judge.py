@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_judge.ipynb #084fc822
 from __future__ import annotations
-import ast, re, time
+import ast, math, re, time
 from dataclasses import dataclass, field, replace
 from fastcore.basics import patch
 from fastcore.foundation import L
@@ -16,7 +16,7 @@ from .benchmark import MT_BENCH
 # %% auto #0
 __all__ = ['SAMPLE_TEMPERATURE', 'ERROR_OUTPUT', 'ONE_SCORE', 'ONE_SCORE_BACKUP', 'prompt_name', 'single_user_prompt',
            'pair_user_prompt', 'judge_messages', 'JudgeTask', 'plan_judgments', 'sample_tasks', 'rating_match',
-           'parse_rating', 'parse_verdict', 'Reply', 'tokens_cost', 'expected_rating', 'make_record']
+           'parse_rating', 'parse_verdict', 'logprob_rating', 'Reply', 'tokens_cost', 'expected_rating', 'make_record']
 
 # %% ../nbs/04_judge.ipynb #4d722a6c
 def prompt_name(category:str, # the question's category
@@ -218,6 +218,51 @@ def stop_pattern(self:JudgeTask) -> str|None:
     if self._own: return getattr(self.bench, 'rating_stop', None)
     return r'\[\[A\]\]' if self.pairwise else ONE_SCORE.pattern
 
+# %% ../nbs/04_judge.ipynb #4ac90d0a
+def _number_at(token:str, prefix:str) -> tuple|None:
+    "(the digits `token` writes after `prefix`, whether the number ends inside the token), or None: no number there."
+    if not token.startswith(prefix): return None
+    m = re.match(r'(\d+)(\D?)', token[len(prefix):])
+    return (m.group(1), bool(m.group(2))) if m else None
+
+def _groups_digits(tokens:list) -> bool|None:
+    "Whether the judge's tokenizer writes several digits in one token (True), one digit per token (False), or its tokens do not say (None)."
+    ts = [t.token for t in tokens]
+    if any(re.search(r'\d\d', t) for t in ts): return True
+    return False if any(a[-1:].isdigit() and b[:1].isdigit() for a, b in zip(ts, ts[1:])) else None
+
+def _then_zero(nxt) -> float|None:
+    "After a '1' the judge wrote: the share of '0' (it was 10) among the continuations that end the number or make 10; None: unknown."
+    alts = getattr(nxt, 'top_logprobs', None) or []
+    p0 = sum(math.exp(a.logprob) for a in alts if a.token.startswith('0'))
+    pn = sum(math.exp(a.logprob) for a in alts if not a.token[:1].isdigit())
+    return p0/(p0 + pn) if p0 + pn > 0 else None
+
+# %% ../nbs/04_judge.ipynb #be5daf05
+def logprob_rating(text:str, # the judge's reply
+                   content:list|None, # its tokens' log-probabilities as the API returns them (`choices[0].logprobs.content`: token, top_logprobs)
+                  ) -> float|None:
+    "The expected rating at the place of the rating FastChat parses: each rating 1..10 by its probability (10 as one token or two), renormalised over the ratings found; None: no rating, or no probabilities."
+    m = rating_match(text)
+    if not m or not content: return None
+    pos, start = m.start(1), 0
+    for i, tok in enumerate(content):
+        if start <= pos < start + len(tok.token): break
+        start += len(tok.token)
+    else: return None
+    prefix, alts = text[start:pos], tok.top_logprobs or []
+    groups, mine = _groups_digits([*content, *alts]), _number_at(tok.token, prefix)
+    zero = _then_zero(content[i+1] if i + 1 < len(content) else None) if mine == ('1', False) else None
+    probs = {}
+    for a in alts:
+        if (n := _number_at(a.token, prefix)) is None: continue
+        p = math.exp(a.logprob)
+        if n == ('1', False) and not groups: # '1' may begin 10: split by what followed it, or left out where nothing says
+            if zero is not None: probs[10], probs[1] = probs.get(10, 0) + p*zero, probs.get(1, 0) + p*(1 - zero)
+        elif 1 <= int(n[0]) <= 10: probs[int(n[0])] = probs.get(int(n[0]), 0) + p
+    total = sum(probs.values())
+    return sum(k*p for k, p in probs.items())/total if total else None
+
 # %% ../nbs/04_judge.ipynb #0206d062
 @dataclass
 class Reply:
@@ -226,7 +271,7 @@ class Reply:
     prompt_tokens: int = 0 # tokens of the request
     completion_tokens: int = 0 # tokens of the reply
     latency: float = 0.0 # seconds of the successful call
-    expected: float|None = None # the probability-weighted rating (score_mode 'expected')
+    expected: float|None = None # the probability-weighted rating (judge_logprobs); None: not asked for, or none given
     error: str|None = None # why the call failed after its retries; None when it succeeded
     rating_probs: list|None = None # a local judge that wrote no rating: P(1..10) read from its logits
     cached: bool = False # it came from the judge cache (`mtbench.cache`): no call was made, nothing paid
@@ -258,7 +303,7 @@ def expected_rating(probs:list, # P(rating = 1..10)
 # %% ../nbs/04_judge.ipynb #48a34566
 def _single_record(task, spec, r, x):
     "The `Judgment` of a single grading from its one `Reply` `r`, with the extra fields `x`."
-    if spec.score_mode == 'expected': x['expected_score'] = r.expected
+    if r.expected is not None: x['expected_score'] = r.expected # absent where no log-probabilities came
     score = -1 if r.error else task.parse(r.text)
     x['score_source'] = 'failed' if r.error else 'parsed' if score != -1 else 'logits' if r.rating_probs else 'none'
     if x['score_source'] == 'logits':

@@ -69,7 +69,7 @@ class JudgeSpec:
     base_url: str|None = None # an OpenAI-compatible server; None for OpenAI itself (or a local judge)
     api_key_env: str|None = None # the environment variable holding the key
     max_tokens: int|None = None # None: FastChat's 2048 (16384 for reasoning models)
-    score_mode: str = 'parsed' # 'parsed' (FastChat's) or 'expected' (also the probability-weighted score)
+    logprobs: bool = False # ask for the rating's log-probabilities (judge_logprobs): each single judgment also records expected_score
     rubric: object = None # a 1-5 `Rubric` (prometheus:MODEL, or judge_rubric): absolute grading on its own scale
     sample: int = 1 # the sample its calls make (judge_samples): from 2 on, a judge called at temperature 0 samples at `SAMPLE_TEMPERATURE`
     servers: tuple = () # every server of the judge, when judge_base_url names several (base_url is the first)
@@ -89,7 +89,7 @@ def params(self:JudgeSpec) -> dict:
     if self.reasoning: return dict(n=1, max_completion_tokens=self.max_tokens or REASONING_MAX_TOKENS) # samples at its own temperature
     p = (dict(temperature=0, max_new_tokens=self.max_tokens or LOCAL_MAX_TOKENS, stop_at='rating') if self.local # stops once its rating is written
          else dict(n=1, temperature=0, max_tokens=self.max_tokens or MAX_TOKENS))
-    if self.score_mode == 'expected' and not self.local: p.update(logprobs=True, top_logprobs=20)
+    if self.logprobs and not self.local: p.update(logprobs=True, top_logprobs=20) # a local judge reads its own logits
     if self.sample > 1: p['temperature'] = SAMPLE_TEMPERATURE # judge_samples: samples 2..K must be able to differ
     return p
 
@@ -134,8 +134,12 @@ def _check_reach(spec:JudgeSpec, need_key:bool):
     if need_key and not spec.base_url and not os.environ.get(env):
         raise MTBenchError(f"judge {spec.name} needs an OpenAI API key: set OPENAI_API_KEY (or name another variable with "
                            f"judge_api_key_env), or judge offline with a local judge (judge local:MODEL)")
-    if spec.reasoning and spec.score_mode == 'expected':
-        raise SettingError('score_mode', 'expected', f"{spec.name} is a reasoning model, which returns no log-probabilities; use parsed")
+
+# %% ../nbs/04b_judges.ipynb #ea4413c7
+def _no_logprobs(spec:JudgeSpec) -> JudgeSpec:
+    "`spec` asking for no log-probabilities: an OpenAI reasoning model returns none (it refuses the parameter), said in one line."
+    log.info(f"judge {spec.name}: a reasoning model returns no log-probabilities; its judgments keep FastChat's score, without expected_score")
+    return replace(spec, logprobs=False)
 
 # %% ../nbs/04b_judges.ipynb #7304ee26
 @patch(as_prop=True)
@@ -154,21 +158,21 @@ def _with_engine(spec:JudgeSpec, engine:str|None) -> JudgeSpec:
     return spec if choice.name == 'transformers' else replace(spec, engine=choice)
 
 # %% ../nbs/04b_judges.ipynb #4c94898d
-def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, score mode and rubric (default: the default judge)
+def resolve_judge(judging:JudgeSettings|None=None, # the judge, its server, key, output limit, log-probabilities and rubric (default: the default judge)
                   need_key:bool=True, # False for a dry run, which calls nothing
                  ) -> JudgeSpec:
     "The `JudgeSpec` for `judging`'s judge and server, with mtbench's defaults applied; the judge's own rules on the mode checked."
     j = judging if judging is not None else JudgeSettings()
     if key_like(j.judge_api_key_env): raise SettingError('judge_api_key_env', '***', KEY_NOT_NAME) # before anything could print it
-    if j.score_mode not in ('parsed', 'expected'): raise SettingError('score_mode', j.score_mode, 'choose parsed or expected')
     judge = j.judge or _default_judge(j)
     urls = url_list(j.judge_base_url) # one URL, or several servers of one judge
     if (bad := next((u for u in urls if url_problem(u)), None)): # before anything is sent, let alone paid
         raise SettingError('judge_base_url', redact_url(bad), f"{url_problem(bad)}: give the judge server's URL, http(s)://HOST[:PORT]/v1, e.g. http://127.0.0.1:8000/v1")
-    spec = JudgeSpec(judge, urls[0] if urls else None, j.judge_api_key_env, j.judge_max_tokens, j.score_mode, servers=tuple(urls))
+    spec = JudgeSpec(judge, urls[0] if urls else None, j.judge_api_key_env, j.judge_max_tokens, j.judge_logprobs, servers=tuple(urls))
     if j.judge_rubric or judge.startswith(RUBRIC_JUDGES): spec = rubric_spec(spec, j.judge_rubric)
     if spec.rubric and j.mode != 'single': raise SettingError('mode', j.mode, f"judge {spec.name} grades each answer on a 1-5 rubric: use single")
-    if j.score_mode == 'expected' and j.mode != 'single': raise SettingError('score_mode', 'expected', 'applies to single mode (pairwise verdicts have no score)')
+    if j.judge_logprobs and j.mode != 'single': raise SettingError('judge_logprobs', True, 'applies to single mode (pairwise verdicts have no score)')
+    if spec.logprobs and spec.reasoning: spec = _no_logprobs(spec)
     _check_reach(spec, need_key)
     return _with_engine(spec, j.judge_engine)
 

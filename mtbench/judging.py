@@ -5,7 +5,7 @@
 # %% ../nbs/04f_judging.ipynb #ee7f39b2
 from __future__ import annotations
 import contextlib, hashlib, json, os, sys, tempfile, threading, time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .errors import MTBenchError, log, atomic_file
 from .records import Answer, Judgment, PairJudgment, iter_jsonl, answer_problem, question_key
@@ -148,6 +148,7 @@ class _Job:
     cache: JudgeCache|None = None # judge replies kept across runs (--cache): None for a local judge
     from_cache: int = 0 # judgments recorded from the cache before a batch (`_from_cache`)
     saved_usd: float = 0.0 # what they would have cost
+    said: set = field(default_factory=set) # what was said once in this run (a judge that returned no log-probabilities)
     @property
     def mode(self): return self.judging.mode
     @property

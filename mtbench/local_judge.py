@@ -8,6 +8,7 @@ from .errors import log
 from .store import RecordFile
 from .settings import Generation
 from .judge import ERROR_OUTPUT, Reply, make_record, rating_match, expected_rating
+from .decoding import cache_kwarg, out_cache
 
 # %% auto #0
 __all__ = ['RATING_MARKER', 'rating_probs', 'local_expected_score', 'local_rating_probs', 'run_local']
@@ -46,7 +47,7 @@ def _tree_logprobs(model, cache, nodes:list, depth:list, n0:int):
     allowed = torch.cat([torch.ones(N, n0, dtype=torch.bool), see], 1)
     mask = torch.zeros(allowed.shape, dtype=dt).masked_fill(~allowed, torch.finfo(dt).min)[None, None].to(model.device)
     ids, pos = [torch.tensor([x], device=model.device) for x in ([t for t, _ in nodes], [n0 + d for d in depth])]
-    return model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache).logits[0].float().log_softmax(-1)
+    return model(input_ids=ids, attention_mask=mask, position_ids=pos, **{cache_kwarg(model): cache}).logits[0].float().log_softmax(-1)
 
 # %% ../nbs/04d_local_judge.ipynb #f1d21418
 def _tree_tails(lm, cache, tails:list, n0:int) -> list:
@@ -63,7 +64,7 @@ def _batched_tails(lm, cache, tails:list, n0:int) -> list:
     cache.batch_repeat_interleave(len(tails))
     ids = torch.tensor([t + [pad]*(width - len(t)) for t in tails], device=dev)
     mask = torch.tensor([[1]*(n0 + len(t)) + [0]*(width - len(t)) for t in tails], device=dev)
-    lp = lm.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float().log_softmax(-1)
+    lp = lm.model(input_ids=ids, attention_mask=mask, **{cache_kwarg(lm.model): cache}).logits.float().log_softmax(-1)
     return [sum(lp[i, j-1, t[j]] for j in range(1, len(t))) for i, t in enumerate(tails)]
 
 # %% ../nbs/04d_local_judge.ipynb #08e5f57a
@@ -85,10 +86,10 @@ def rating_probs(lm, # a `LoadedModel`
     tails, dev = [s[n0:] for s in seqs], lm.model.device
     m = _shared(kept.ids, seqs[0], n0 - 1) if kept else 0 # tokens the kept row already holds; at least one runs, for its logits
     with torch.no_grad():
-        out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), past_key_values=kept.upto(m) if m else None, use_cache=True)
+        out = lm.model(input_ids=torch.tensor([seqs[0][m:n0]], device=dev), use_cache=True, **{cache_kwarg(lm.model): kept.upto(m) if m else None})
         scores = [out.logits[0, -1].float().log_softmax(-1)[t[0]] for t in tails] # the shared text predicts each tail's first token
         if max(map(len, tails)) > 1:
-            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'eager') else _batched_tails)(lm, out.past_key_values, tails, n0)
+            later = (_tree_tails if lm.attn_implementation in ('sdpa', 'eager') else _batched_tails)(lm, out_cache(out), tails, n0)
             scores = [sc + l for sc, l in zip(scores, later)]
     return [float(p) for p in torch.stack(scores).softmax(0).cpu()]
 
@@ -124,8 +125,8 @@ def _local_reply(lm, spec, task, msgs, c, n_in, kept=None):
     r = Reply(ERROR_OUTPUT if c.error else c.text, n_in, c.new_tokens, round(c.seconds, 3), error=c.error)
     if not c.error and not task.pairwise and task.parse(c.text) == -1:
         r.rating_probs = local_rating_probs(lm, msgs, c.text, c.raw, kept)
-        if spec.score_mode == 'expected': r.expected = expected_rating(r.rating_probs)
-    elif spec.score_mode == 'expected' and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
+        if spec.logprobs: r.expected = expected_rating(r.rating_probs)
+    elif spec.logprobs and not c.error: r.expected = local_expected_score(lm, msgs, c.text, c.raw)
     return r
 
 # %% ../nbs/04d_local_judge.ipynb #69f3471c

@@ -177,7 +177,7 @@ def rubric_spec(spec, # a resolved judge (`mtbench.judges.JudgeSpec`) on a serve
                ):
     "`spec` as a rubric judge: named prometheus:MODEL or rubric:MODEL (its own judgment file and table), with its rubric."
     if spec.local: raise MTBenchError(f"a rubric judge runs on a server: serve {spec.model} (vLLM, llama.cpp, transformers serve) and give --judge-base-url")
-    if spec.score_mode != 'parsed': raise MTBenchError("--score-mode expected reads 1-10 ratings; a rubric judge's scores are parsed only")
+    if spec.logprobs: raise MTBenchError("--judge-logprobs reads a 1-10 rating's probabilities; a rubric judge's 1-5 scores are parsed only: drop it")
     return replace(spec, name=spec.name if spec.name.startswith(RUBRIC_JUDGES) else f'rubric:{spec.name}', rubric=load_rubric(rubric or 'helpfulness'))
 
 # %% ../nbs/04a_rubric.ipynb #f75bc3ae

@@ -188,7 +188,7 @@ class JudgeSettings(Settings):
                        str)='transformers'
     judge_rubric:str|None=None # grade 1-5 by a rubric: a YAML file (criteria, score1_description..score5_description) or helpfulness
     judge_prompts:str|None=None # a judge prompts file instead of FastChat's
-    score_mode:Flag("parsed (FastChat's score) or expected (also the probability-weighted score)", str, choices=['parsed', 'expected'])='parsed'
+    judge_logprobs:bool=False # ask the judge for its rating's log-probabilities (logprobs, top 20) and record expected_score, the probability-weighted rating, beside FastChat's score
     mode:Flag('single, pairwise-baseline (FastChat also calls it pairwise) or pairwise-all', str,
                choices=['single', 'pairwise-baseline', 'pairwise-all'])='single'
     baseline:str|None=None # the baseline model of pairwise-baseline (default gpt-3.5-turbo, as FastChat)
@@ -283,7 +283,7 @@ MAX_BOOT = 100_000 # bootstrap resamples at most: far past where an interval's d
 
 @dataclass
 class ShowSettings(Settings):
-    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report, open and mode."
+    "What `mtbench show` (and `show_results`, `write_report`) reads, how it counts, and how it prints; `mtbench compare` takes all but dedupe, report, open, mode and style_control."
     judgment_file:str|None=None # a judgment file instead, ours or FastChat's, single or pair
     judge:str|None=None # only this judge, when there are several
     model_list:Flag('only these models', str, nargs='+')=None
@@ -295,6 +295,9 @@ class ShowSettings(Settings):
     seed:int=0 # bootstrap seed
     report:bool=False # also write results/ (summary.json, scores.csv, report.md, report.html, plots) into --output-dir
     open:bool=False # with --report: open the report page (results/report.html) in a web browser, where there is one
+    score:Flag("which score the single-grading tables count: score (FastChat's, the judge's digit) or expected (the probability-weighted rating of judgments made with --judge-logprobs)",
+                str, choices=['score', 'expected'])='score'
+    style_control:bool=False # pairwise: also Bradley-Terry ratings with the answers' length and markdown taken out (Arena-Hard-Auto's style control), and the style coefficients
     mode:Flag("pairwise tables: pairwise-all (a row per model), pairwise-baseline (or FastChat's pairwise), single (none); default: found from the file",
                str, choices=['single', *PAIR_MODES])=None
 

@@ -4,12 +4,13 @@
 
 # %% ../nbs/06a_stats.ipynb #4ee03b39
 from __future__ import annotations
-import math
+import math, re
 from .errors import MTBenchError
 
 # %% auto #0
-__all__ = ['LEVEL', 'N_FLIPS', 'bootstrap_ci', 'clustered_mean', 'mde', 'diff_stats', 'paired_stats', 'sign_flip_p', 'holm',
-           'paired_bootstrap', 'judge_share', 'games', 'bradley_terry', 'position_bias']
+__all__ = ['LEVEL', 'N_FLIPS', 'STYLE_FEATURES', 'TOKEN_RX', 'bootstrap_ci', 'clustered_mean', 'mde', 'diff_stats',
+           'paired_stats', 'sign_flip_p', 'holm', 'paired_bootstrap', 'judge_share', 'games', 'bradley_terry',
+           'position_bias', 'style_counts', 'style_features', 'bradley_terry_style']
 
 # %% ../nbs/06a_stats.ipynb #7a516d4f
 def bootstrap_ci(sums, # per question: the sum of its values (e.g. its scores)
@@ -209,3 +210,80 @@ def position_bias(pair_judgments, # pair judgments: a DataFrame as `load_judgmen
     changed = int((ok.g1_winner != ok.g2_winner).sum())
     return dict(n=len(ok), changed=changed, changed_rate=changed/len(ok) if len(ok) else math.nan, first_won=int(first), second_won=int(second),
                 first_rate=first/(first + second) if first + second else math.nan, skipped=len(df) - len(ok))
+
+# %% ../nbs/06a_stats.ipynb #11bf388f
+STYLE_FEATURES = ['length', 'headers', 'lists', 'bold'] # Arena-Hard-Auto's style features, in its order
+TOKEN_RX = re.compile(r"\w+|[^\w\s]") # a token: a word or number, or one punctuation mark (no tokenizer's vocabulary needed)
+_STYLE_RX = {'headers': [rf"^#{{{k}}}\s" for k in range(1, 7)], 'lists': [r"^\s*\d+\.\s", r"^\s*[-*+]\s"],
+             'bold': [r"\*\*[^*\n]+\*\*", r"__[^_\n]+__"]} # Arena-Hard-Auto's patterns, each counted on its own and summed
+
+def style_counts(text:str|None, # an answer
+                ) -> dict:
+    "An answer's style as Arena-Hard-Auto counts it: its tokens, and its markdown headers, list items and bold spans outside code blocks."
+    text = text or ''
+    md = text
+    for block in re.findall(r"```([^`]*)```", text): md = md.replace(block, '') # the blocks' insides go (Arena-Hard-Auto's `remove_pattern`)
+    return dict(tokens=len(TOKEN_RX.findall(text)), **{k: sum(len(re.findall(rx, md, re.M)) for rx in rxs) for k, rxs in _STYLE_RX.items()})
+
+# %% ../nbs/06a_stats.ipynb #e2892e79
+def style_features(a, # each game's first answer: rows of (tokens, headers, lists, bold)
+                   b, # its second answer's, the same shape
+                  ):
+    "Arena-Hard-Auto's style features of each game, not yet standardised: length (a - b)/(a + b), then each markdown count per token (count/(tokens + 1)) as (a - b)/(a + b + 1)."
+    import numpy as np
+    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
+    la, lb = a[:, 0], b[:, 0]
+    length = np.divide(la - lb, la + lb, out=np.zeros(len(a)), where=la + lb > 0) # two empty answers: no difference
+    da, db = a[:, 1:]/(la[:, None] + 1), b[:, 1:]/(lb[:, None] + 1)
+    return np.column_stack([length, (da - db)/(da + db + 1)])
+
+def _standardised(x):
+    "Each column less its mean, over its standard deviation (n - 1, torch's); a column with no spread is all 0 (it explains nothing), and says so."
+    import numpy as np
+    sd = x.std(0, ddof=1) if len(x) > 1 else np.zeros(x.shape[1])
+    return np.divide(x - x.mean(0), sd, out=np.zeros_like(x), where=sd > 0), sd > 0
+
+# %% ../nbs/06a_stats.ipynb #48347998
+def _style_fit(a, b, s, X, n:int, w=None) -> tuple:
+    "(log-strengths of n models, centred; style coefficients) from games (index a, index b, a's score) with style features X, each game of weight w: P(a wins) = σ(θa - θb + X·β), Arena-Hard-Auto's unpenalised logistic fit."
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+    w, k = np.ones(len(a)) if w is None else w, X.shape[1]
+    def nll(p):
+        z = p[a] - p[b] + X @ p[n:]
+        r = w*(s - expit(z))
+        return -(w*(s*log_expit(z) + (1 - s)*log_expit(-z))).sum(), -np.concatenate([np.bincount(a, r, n) - np.bincount(b, r, n), X.T @ r])
+    p = minimize(nll, np.zeros(n + k), jac=True, method='L-BFGS-B', bounds=[(-20, 20)]*n + [(None, None)]*k,
+                 options=dict(gtol=1e-10, ftol=1e-15, maxiter=1000)).x
+    return p[:n] - p[:n].mean(), p[n:]
+
+# %% ../nbs/06a_stats.ipynb #439b517f
+def bradley_terry_style(pair_judgments, # pair judgments: a DataFrame as `load_judgments` returns, or FastChat's pair records (question_id, turn, ...)
+                        styles, # the answers' style: a DataFrame of model, question_id, turn, tokens, headers, lists, bold (`mtbench.scores.answer_styles`)
+                        baseline:str|None=None, # the model rated 1000 (default: the mean is 1000)
+                        n_boot:int=100, # bootstrap resamples of the records for the intervals (0: none)
+                        seed:int=0, # the resamples' seed
+                       ) -> tuple:
+    "(ratings as `bradley_terry`'s, style coefficients: feature, coef, ci_low, ci_high): Bradley-Terry with the answers' length and markdown taken out (Arena-Hard-Auto's style control)."
+    import numpy as np, pandas as pd
+    df, gm = pd.DataFrame(pair_judgments).reset_index(drop=True), games(pair_judgments)
+    st = pd.DataFrame(styles).set_index(['model', 'question_id', 'turn'])[['tokens', *STYLE_FEATURES[1:]]]
+    at = lambda m: pd.MultiIndex.from_arrays([m, df.question_id.to_numpy()[gm.record], df.turn.to_numpy()[gm.record]])
+    ok = at(gm.model_a).isin(st.index) & at(gm.model_b).isin(st.index) # a game whose answers are not at hand is left out
+    gm = gm[ok].reset_index(drop=True)
+    if not len(gm): raise MTBenchError("style control needs the answers the pair judgments judged (their model_answer/ files): none of them are here")
+    X, spread = _standardised(style_features(st.loc[at(gm.model_a)].to_numpy(), st.loc[at(gm.model_b)].to_numpy()))
+    models = sorted(set(gm.model_a) | set(gm.model_b))
+    if baseline and baseline not in models: raise MTBenchError(f"baseline {baseline!r} is in no game; models: {', '.join(models)}")
+    idx, rec, nrec = {m: i for i, m in enumerate(models)}, pd.factorize(gm.record)[0], gm.record.nunique()
+    args, rng = (gm.model_a.map(idx).to_numpy(), gm.model_b.map(idx).to_numpy(), gm.score.to_numpy(float), X, len(models)), np.random.default_rng(seed)
+    fits = [_style_fit(*args, w) for w in [None] + [np.bincount(rng.choice(nrec, nrec), minlength=nrec)[rec].astype(float) for _ in range(n_boot)]]
+    elo = np.array([400/math.log(10)*th for th, _ in fits]) + 1000
+    elo -= (elo[:, idx[baseline]] - 1000)[:, None] if baseline else 0
+    beta = np.where(spread, np.array([be for _, be in fits]), np.nan) # a feature with no spread: no coefficient
+    (lo, hi), (blo, bhi) = [np.percentile(v[1:], [2.5, 97.5], axis=0) if n_boot else (np.full(v.shape[1], math.nan),)*2 for v in (elo, beta)]
+    n = pd.concat([gm.model_a, gm.model_b]).value_counts()
+    ratings = pd.DataFrame(dict(model=models, rating=elo[0], ci_low=lo, ci_high=hi, games=[int(n[m]) for m in models]))
+    return (ratings.sort_values('rating', ascending=False, kind='stable').reset_index(drop=True),
+            pd.DataFrame(dict(feature=STYLE_FEATURES, coef=beta[0], ci_low=blo, ci_high=bhi)))

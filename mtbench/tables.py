@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SPEED_COLS', 'COST_COLS', 'CACHE_COLS', 'LOCAL_MARK', 'COMPARE_COLS', 'SWEEP_COLS', 'format_cell', 'md_text',
            'format_money', 'format_results', 'write_comparisons', 'write_report', 'show_cli', 'format_comparisons',
-           'compare_cli', 'compare']
+           'score_mdes', 'compare_cli', 'compare']
 
 # %% ../nbs/06g_tables.ipynb #530f0a25
 import csv, io, json, math, os, re, tempfile
@@ -19,7 +19,7 @@ from .paired import COMPARE_FIELDS, run_identity, check_comparable
 from .scores import SCORE_FIELDS, comparisons, pair_rankings
 from .analysis import Results, show_results, summarize, question_labels, to_records
 from .settings import ShowSettings
-from .judgments import load_judgments
+from .judgments import load_judgments, score_by
 from .plots import category_label, safe_name, save_figures
 
 
@@ -39,7 +39,8 @@ def _visible(s:str) -> str:
     "`s` on one line: a control character (a newline, a tab, ESC) written as its escape, `\\n`."
     return re.sub(r'[\x00-\x1f\x7f]', lambda m: repr(m.group())[1:-1], s)
 
-def md_text(s:str) -> str:
+def md_text(s:str, # a name or label to put into a Markdown table or line
+           ) -> str:
     "`s` as Markdown text that reads as it is written: on one line, its `\\`, `|`, `[`, `]`, `<`, `>`, `` ` `` and `*` escaped, so a name never shifts a table's columns, makes a link or a tag, or sets emphasis."
     return re.sub(r'([\\|\[\]<>`*])', r'\\\1', _visible(s))
 
@@ -103,6 +104,14 @@ def _overall_cols(rows):
 LOCAL_MARK = "a local judge: not comparable with published MT-bench scores (GPT-4 judge)"
 def _mark(judge): return f" ({LOCAL_MARK})" if str(judge).startswith('local:') else ''
 
+# %% ../nbs/06g_tables.ipynb #7a3c51e0
+def _length_note(summary, judge) -> str:
+    "Below one judge's single-grading table: Spearman's ρ between the answers' length and their scores ('' where the answers are not at hand)."
+    r = next((r for r in summary.get('leans', []) if r['judge'] == judge and r['mode'] == 'single'), None)
+    if r is None or r['length_corr'] is None: return ''
+    return (f"\n\nLength: Spearman's ρ between an answer's length (tokens) and its score is {r['length_corr']:+.2f}, over {r['judgments']} judgments"
+            " (above 0: the longer answers scored higher).")
+
 # %% ../nbs/06g_tables.ipynb #ede70c64
 def _single_sections(summary, judge, rows, t) -> list:
     "The sections of one judge's single-answer grading: overall, by category and by ability; `t` renders a table."
@@ -110,7 +119,7 @@ def _single_sections(summary, judge, rows, t) -> list:
     cols = _overall_cols(rows) + ([('expected', 'expected', 2)] if any(r.get('expected') is not None for r in rows) else [])
     top = summary.get('scales', {}).get(judge, 10)
     out = [(f"Single-answer grading, judge {judge}: mean score (1-{top}" + (", a rubric: not comparable with 1-10 scores" if top != 10 else '')
-            + f"), failed judgments left out{_mark(judge)}", t(rows, cols))]
+            + f"), failed judgments left out{_mark(judge)}", t(rows, cols) + _length_note(summary, judge))]
     turns = 'both turns' if len(_turn_keys(rows)) == 2 else 'all turns'
     if cats: out.append((f"By category, judge {judge}: mean of {turns}{_mark(judge)}", t(cats, _category_cols(cats))))
     if abil: out.append((f"By ability, judge {judge}: mean of {turns}{_mark(judge)}", t(abil, _category_cols(abil))))
@@ -163,6 +172,29 @@ COMPARE_COLS = [('model', 'model', 0), ('questions', 'n_questions', 0), ('diff',
 _WIN_COLS = [('model', 'model', 0), ('questions', 'n_questions', 0), ('lines', 'n_pairs', 0), ('win rate', 'model_mean', 3),
              ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high', 0.5, 3, ''), 0), ('p', lambda r: _pval(r['p_value']), 0),
              ('Holm p', lambda r: _pval(r['p_holm']), 0), ('MDE', 'mde', 3)]
+
+# %% ../nbs/06g_tables.ipynb #7a3c51e2
+_COEF_COLS = [('feature', 'feature', 0), ('coefficient', 'coef', 3), ('95% CI', lambda r: _span(r, 'ci_low', 'ci_high', nd=3), 0)]
+
+def _style_section(summary, judge, t) -> list:
+    "The style-controlled Bradley-Terry table of one judge's pairwise judgments, with the style coefficients."
+    rows = _by_judge(summary.get('rankings_style', [])).get(judge)
+    if not rows: return []
+    b, co = rows[0]['baseline'], [r for r in summary.get('style_coefficients', []) if r['judge'] == judge]
+    return [(f"Rankings with style control, judge {judge}: Bradley-Terry score (Elo scale, {b + ' = 1000' if b else 'mean 1000'}) with the answers' "
+             f"length and markdown taken out (Arena-Hard-Auto's), 95% bootstrap interval; style coefficients per standard deviation{_mark(judge)}",
+             t(rows, _RANK_COLS[:5]) + '\n\n' + t(co, _COEF_COLS))]
+
+# %% ../nbs/06g_tables.ipynb #7a3c51e3
+_LEAN_COLS = [('judge', 'judge', 0), ('grading', 'mode', 0), ('judgments', 'judgments', 0), ('length ρ', 'length_corr', 2),
+              ('decided games', 'decided', 0), ('longer won', 'longer_won', 3), ('position bias', 'changed_rate', 3)]
+
+def _lean_section(summary, t) -> list:
+    "Where each judge leans, one row per judge and grading."
+    rows = summary.get('leans', [])
+    if not rows: return []
+    return [("Where the judges lean: length against score (Spearman's ρ), the share of decided pairwise games the longer answer won, "
+             "and position bias (the verdict changed when the answers swapped places)", t(rows, _LEAN_COLS))]
 
 # %% ../nbs/06g_tables.ipynb #060a230d
 def _overall(rows, judge, measure) -> list:
@@ -228,7 +260,8 @@ def _sections(summary, markdown=False):
         b = rows[0]['baseline']
         out.append((f"Pairwise, judge {judge}, " + (f"against {b}" if b else "all pairs") + f": a win only when both games agree{_mark(judge)}",
                     t(rows, _PAIR_COLS)))
-        out += _rank_section(summary, judge, t) + _win_section(summary, judge, t)
+        out += _rank_section(summary, judge, t) + _style_section(summary, judge, t) + _win_section(summary, judge, t)
+    out += _lean_section(summary, t)
     if summary['speed']: out.append(("Answers: speed and memory", t(summary['speed'], SPEED_COLS)))
     return out + _cost_section(summary, t)
 
@@ -309,7 +342,7 @@ _HOW = """## How these numbers are computed
 - **Speed**: tokens/s = new tokens / generation seconds over all answers; s/answer = generation seconds per question (two turns);
   peak GB = the largest accelerator memory in use while answering.
 - **Judge cost**: every judge call, retries included; a pair line is charged to the model compared with the baseline.
-- **expected** (only with the judge's `--score-mode expected`): the mean of the probability-weighted ratings, over the same judgments.
+- **expected** (only with the judge's `--judge-logprobs`): the mean of the probability-weighted ratings, over the same judgments.
 - `scores.csv`: one row per judge, model, category (`all` = every question) and turn (`all` = both turns pooled).
 """
 
@@ -384,7 +417,8 @@ def show_cli(run:RunSettings, # the run: its output_dir (a run folder: reads mod
     bench = get_benchmark(sel.benchmark, sel.questions)
     if out: out = bench.folder(out)
     summary = write_report(out, show, sel, bench) if show.report else summarize(show_results(out, show, sel, bench))
-    if show.mode == 'single': summary['pairwise'], summary['rankings'] = [], [] # FastChat's show_result --mode single: the single tables only
+    if show.mode == 'single': # FastChat's show_result --mode single: the single tables only
+        summary.update(pairwise=[], rankings=[], rankings_style=[], style_coefficients=[], leans=[r for r in summary.get('leans', []) if r['mode'] == 'single'])
     print(format_results(summary, show.format))
     if show.report and show.format == 'table': print(f"\nreport: {summary['paths']['report']}\npage: {summary['paths']['page']}")
     if show.open:
@@ -498,12 +532,13 @@ def format_comparisons(rows:list, # comparison records (`COMPARE_FIELDS`), as `s
                        fmt:str='table', # table, json (the list of records) or csv
                        notes:list=(), # what a reader should know
                        rankings:list=(), # Bradley-Terry rows (`pair_rankings`' records), shown beside the win rates
+                       mdes:list=(), # the MDE with each score (`score_mdes`), shown after the score comparisons
                       ) -> str:
     "The comparisons as text tables (overall, per turn, per category, the judge's share, in words, win rates) with notes, as JSON or as CSV."
     if fmt == 'json': return json.dumps(rows, indent=1)
     if fmt == 'csv': return _csv(rows, COMPARE_FIELDS)
     if fmt != 'table': raise MTBenchError(f"unknown format {fmt!r}: use table, json or csv")
-    out = [s for j in dict.fromkeys(r['judge'] for r in rows) for s in _full_sections(rows, j, _table) + _win_full(rows, j, _table, rankings)]
+    out = [s for j in dict.fromkeys(r['judge'] for r in rows) for s in _full_sections(rows, j, _table) + _win_full(rows, j, _table, rankings)] + _mde_sections(mdes, _table)
     notes = [*notes, *_pairing_notes(rows)]
     return '\n\n'.join(f"{title}\n{table}" for title, table in out) + ('\n\nNotes:\n' + '\n'.join(f"- {n}" for n in notes) if notes else '')
 
@@ -516,29 +551,56 @@ def _check_models(js, baseline, model_list=None):
         raise MTBenchError(f"--model-list {' '.join(miss)}: {'it has' if len(miss) == 1 else 'they have'} no judgments here; models: {', '.join(models)}")
     if len(models) < 2: raise MTBenchError(f"nothing to compare: the judgments have one model ({', '.join(models) or 'none'}); compare needs two, judged by the same judge")
 
+# %% ../nbs/06g_tables.ipynb #7a3c51e5
+def score_mdes(js:dict, # single and pair judgments, as `load_judgments` returns them
+               show:ShowSettings, # the baseline, models, bootstrap resamples and seed
+               categories:dict|None=None, # question id -> category
+               all_pairs:bool=False, # every pair of models
+              ) -> list:
+    "Per judge and comparison, on the single judgments that have an expected_score: the MDE with FastChat's score and with the expected rating ([]: none has one)."
+    import pandas as pd
+    s = js['single']
+    if not len(s) or 'expected' not in s or not s.expected.notna().any(): return []
+    s = s[s.expected.notna()]
+    mde = lambda how: {(r['judge'], r['model'], r['baseline']): r for r in to_records(comparisons({'single': score_by(s, how)[0], 'pair': pd.DataFrame()}, show, categories, None, all_pairs))
+                       if r['measure'] == 'score' and r['category'] is None and r['turn'] is None}
+    fc, ex = mde('score'), mde('expected')
+    return [dict(judge=j, model=m, baseline=b, n_questions=r['n_questions'], mde_score=r['mde'], mde_expected=ex.get((j, m, b), {}).get('mde')) for (j, m, b), r in fc.items()]
+
+# %% ../nbs/06g_tables.ipynb #7a3c51e6
+_MDE_COLS = [('model', 'model', 0), ('baseline', 'baseline', 0), ('questions', 'n_questions', 0), ("MDE, FastChat's score", 'mde_score', 2),
+             ('MDE, expected score', 'mde_expected', 2)]
+
+def _mde_sections(mdes, t) -> list:
+    "Per judge: the MDE of each comparison with either score, on the same judgments."
+    return [(f"The MDE with each score, judge {j}: the same judgments (those with an expected_score), FastChat's score (the digit) against the expected "
+             "rating (80% power, 5% two-sided)", t(rows, _MDE_COLS)) for j, rows in _by_judge(mdes).items()]
+
 # %% ../nbs/06g_tables.ipynb #4cfc5f9a
 def _comparison_rows(run:RunSettings, show:ShowSettings, all_pairs:bool, runs) -> tuple:
-    "(the comparison records, the judgments, notes, the benchmark) of the runs or files `compare` and `mtbench compare` read, checked comparable."
+    "(the comparison records, the judgments, notes, the benchmark, the MDE with each score) of the runs or files `compare` and `mtbench compare` read, checked comparable."
     sel, show = run.selection, show.check() # --n-boot and --seed, before anything is read
     bench = get_benchmark(sel.benchmark, sel.questions)
     js, notes = _compare_inputs(_sources(runs, show.judgment_file, run.output_dir, bench), show.judge)
     _check_models(js, show.baseline, show.model_list)
-    rows = to_records(comparisons(js, show, question_labels(bench, show.question_file, sel.data_dir)['categories'], None, all_pairs))
+    cats = question_labels(bench, show.question_file, sel.data_dir)['categories']
+    single, scored = score_by(js['single'], show.score) # --score expected: the judge's expected rating in place of its digit
+    rows = to_records(comparisons({**js, 'single': single}, show, cats, None, all_pairs))
     if not rows: raise MTBenchError("nothing to compare: no judge graded two of the models")
-    return rows, js, notes, bench
+    return rows, js, scored + notes, bench, score_mdes(js, show, cats, all_pairs)
 
 # %% ../nbs/06g_tables.ipynb #7fa997b5
 def compare_cli(run:RunSettings, # --output-dir (read when no runs are named; results/compare.* go there) and the benchmark, questions and data_dir
-                show:ShowSettings=None, # `mtbench show`'s flags: --judgment-file, --judge, --model-list, --baseline, --format, --question-file, --n-boot, --seed
+                show:ShowSettings=None, # `mtbench show`'s flags: --judgment-file, --judge, --model-list, --baseline, --format, --question-file, --n-boot, --seed, --score
                 all_pairs:bool=False, # compare every pair of models, not each with the baseline
                 runs:Flag('run folders or judgment files to compare, paired by question (default: --output-dir or --judgment-file)', str, nargs='*')=None,
                ):
     "Is B better than A? Each model's paired difference from a baseline, with intervals that count the questions and the judge."
     show = show or ShowSettings()
-    rows, js, notes, bench = _comparison_rows(run, show, all_pairs, runs)
+    rows, js, notes, bench, mdes = _comparison_rows(run, show, all_pairs, runs)
     paths = write_comparisons(RunFolder(bench.folder(run.output_dir)).results_dir, rows) if run.output_dir else {}
     ranks = to_records(pair_rankings(js['pair'], show.baseline, show.model_list, True, show.n_boot, show.seed, 'pairwise-all' if all_pairs else None))
-    print(format_comparisons(rows, show.format, notes, ranks))
+    print(format_comparisons(rows, show.format, notes, ranks, mdes))
     if paths and show.format == 'table': print(f"\ncomparisons: {paths['compare']} and {Path(paths['compare_json']).name}")
 
 # %% ../nbs/06g_tables.ipynb #10017a88

@@ -9,10 +9,10 @@ from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FAULTS', 'PAID', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES', 'CHROMIUM_ARGS', 'FakeChatServer',
-           'fake_completion', 'small_disk', 'full_cache', 'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run',
-           'chromium_path', 'Seen', 'in_chromium', 'demo_run', 'FakeLlamaServer', 'fake_continuation',
-           'fake_llama_server', 'llama_server_standin']
+__all__ = ['FAULTS', 'PAID', 'LOGPROBS', 'LOGPROBS_REFUSAL', 'BATCH_STAGES', 'FASTCHAT_RUN_COMMIT', 'FASTCHAT_RUN_FILES',
+           'CHROMIUM_ARGS', 'FakeChatServer', 'fake_completion', 'fake_logprobs', 'small_disk', 'full_cache',
+           'FakeBatchServer', 'batch_line', 'FileServer', 'fastchat_run', 'chromium_path', 'Seen', 'in_chromium',
+           'demo_run', 'FakeLlamaServer', 'fake_continuation', 'fake_llama_server', 'llama_server_standin']
 
 # %% ../nbs/00f_testing.ipynb #badd4a84
 FAULTS = { # fault: what the server does with the request
@@ -74,6 +74,7 @@ def _decide(self:FakeChatServer, auth:str, body:dict|None=None):
         self._window = [t for t in self._window if t > now - 1.0] + [now] # refused requests count too, as at OpenAI
         if self._rng.random() < self.p_429: return now, 429, 'random'
         if self.rpm and len(self._window) > self.rpm/60: return now, 429, 'cap'
+        if (body or {}).get('logprobs') and self.logprobs == 'refuse': return now, 400, 'logprobs' # a reasoning model's answer
         text = '\n'.join(str(m.get('content', '')) for m in (body or {}).get('messages', []))
         if (fault := next((f for k, f in self.faults_on.items() if k in text), None)) is None:
             fault = self.faults[self._n % len(self.faults)]; self._n += 1
@@ -101,6 +102,7 @@ def _refuse(self:_Handler, status:int, auth:str, reason:str|None=None):
         return self._send(401, {'error': {'message': f"Incorrect API key provided: {auth[7:]}. You can find your API key at "
                                           "https://platform.openai.com/account/api-keys.", 'type': 'invalid_request_error',
                                           'param': None, 'code': 'invalid_api_key'}})
+    if status == 400: return self._send(400, LOGPROBS_REFUSAL)
     if status == 500: return self._send(500, {'error': {'message': 'The server had an error while processing your request.'
                                                         + (f' (request authorized as {auth[7:]})' if reason == 'leak' else ''), 'type': 'server_error'}})
     self._send(429, {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'param': None, 'code': 'rate_limit_exceeded'}},
@@ -117,7 +119,7 @@ def _fault(self:_Handler, fault:str, body:dict):
     if fault == 'empty_json': return self._send(200, {})
     if fault == 'blank': return self._send(200, b'')
     if fault == 'drop': return self._send_half(json.dumps(fake_completion(body)).encode())
-    r = fake_completion(body, self.srv._salt(body))
+    r = fake_completion(body, self.srv._salt(body), self.srv.logprobs)
     if fault == 'no_choices': r['choices'] = []
     if fault == 'no_message': del r['choices'][0]['message']
     if fault in ('empty', 'null', 'spaces'): r['choices'][0]['message']['content'] = {'empty': '', 'null': None, 'spaces': ' \n\t '}[fault]
@@ -183,7 +185,7 @@ def _stream(self:_Handler, fault:str, body:dict, usage:bool):
     "Send the reply to `body` as server-sent events, its pieces spread over `latency` s; 'drop' stops halfway and closes the connection."
     srv = self.srv
     n = max(1, math.ceil(srv.latency/srv.every - 1e-9))
-    events = _events(fake_completion(body, srv._salt(body)), n, usage)
+    events = _events(fake_completion(body, srv._salt(body), srv.logprobs), n, usage)
     self.send_response(200)
     for k, v in {'Content-Type': 'text/event-stream', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache'}.items(): self.send_header(k, v)
     try:
@@ -264,6 +266,7 @@ def _salt(self:FakeChatServer, body:dict) -> int:
 # %% ../nbs/00f_testing.ipynb #65ede174
 def fake_completion(body:dict, # the chat-completions request
                     salt:int=0, # 0: the reply is a function of the messages; another number: another draw (a sampled reply)
+                    logprobs:str='one', # how the reply's log-probabilities come, when asked for them (`LOGPROBS`)
                    ) -> dict:
     "A chat-completions response to `body` with a deterministic judge reply: a rating, or a verdict for pairwise prompts."
     import zlib
@@ -273,19 +276,37 @@ def fake_completion(body:dict, # the chat-completions request
     elif '[[A]]' in text: reply = f"Both assistants address the question; weighing accuracy and detail, my verdict is {['[[A]]', '[[B]]', '[[C]]'][h % 3]}"
     else: reply = f"The response is relevant and mostly accurate, with a few gaps in depth.\n\nRating: [[{1 + h % 10}]]"
     msg = {'index': 0, 'message': {'role': 'assistant', 'content': reply}, 'finish_reason': 'stop', 'logprobs': None}
-    if body.get('logprobs'):
-        toks, content = re.findall(r'\[\[|\]\]|\d+|\s+|[^\s\[\]\d]+', reply), []
-        for i, t in enumerate(toks):
-            top = [{'token': t, 'logprob': 0.0, 'bytes': None}]
-            if t.isdigit() and i and toks[i-1] == '[[': # the rating: some doubt between it and its neighbour
-                other = str(int(t) + 1 if int(t) < 10 else int(t) - 1)
-                top = [{'token': t, 'logprob': math.log(0.7), 'bytes': None}, {'token': other, 'logprob': math.log(0.2), 'bytes': None},
-                       {'token': ' The', 'logprob': math.log(0.1), 'bytes': None}]
-            content.append({'token': t, 'logprob': top[0]['logprob'], 'bytes': None, 'top_logprobs': top[:body.get('top_logprobs') or 1]})
-        msg['logprobs'] = {'content': content, 'refusal': None}
+    if body.get('logprobs'): msg['logprobs'] = fake_logprobs(reply, body.get('top_logprobs') or 1, logprobs)
     pt = sum(len(m.get('content', '')) for m in body.get('messages', []))//4
     return {'id': 'chatcmpl-fake', 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model', ''),
             'choices': [msg], 'usage': {'prompt_tokens': pt, 'completion_tokens': len(reply)//4, 'total_tokens': pt + len(reply)//4}}
+
+# %% ../nbs/00f_testing.ipynb #3e230069
+LOGPROBS = {'one': 'a number is one token: 10 is "10" (GPT-4o, Llama 3)', 'digits': 'one token per digit: 10 is "1", "0" (Llama 2, Mistral)',
+            'none': 'no log-probabilities in the reply, asked for or not (a server that ignores logprobs)',
+            'refuse': "a 400 naming logprobs to a request that asks for them (OpenAI's answer for a reasoning model)"}
+LOGPROBS_REFUSAL = {'error': {'message': "Unsupported parameter: 'logprobs' is not supported with this model.", 'type': 'invalid_request_error',
+                              'param': 'logprobs', 'code': 'unsupported_parameter'}} # OpenAI's words (gpt-5, o-series)
+FakeChatServer.logprobs = 'one' # how its replies carry log-probabilities when asked for them (`LOGPROBS`)
+
+# %% ../nbs/00f_testing.ipynb #f7c816d0
+def fake_logprobs(reply:str, # the judge's reply
+                  top:int=1, # candidates per token (top_logprobs)
+                  mode:str='one', # how the tokenizer writes numbers, or none (`LOGPROBS`)
+                 ) -> dict|None:
+    "The reply's `choices[0].logprobs`: each token sure, but the rating's (0.7 it, 0.2 its neighbour, 0.1 ' The') and, in `digits`, the token after a rating's lone '1'."
+    if mode == 'none': return None
+    toks, content = re.findall(r'\[\[|\]\]|\d' + ('' if mode == 'digits' else '+') + r'|\s+|[^\s\[\]\d]+', reply), []
+    for i, t in enumerate(toks):
+        alts = [(t, 1.0)]
+        if t.isdigit() and i and toks[i-1] == '[[': # the rating's (first) token: some doubt between it and its neighbour
+            r = int(re.match(r'\d+', ''.join(toks[i:])).group()); n = str(r + 1 if r < 10 else r - 1)
+            alts = [(t, 0.7), (n if mode == 'one' else n[0], 0.2), (' The', 0.1)]
+        elif mode == 'digits' and i > 1 and toks[i-2:i] == ['[[', '1']: # after a '1' written alone: was it 10?
+            alts = [('0', 0.8), (']]', 0.2)] if t == '0' else [(t, 0.6), ('0', 0.4)]
+        content.append({'token': t, 'logprob': math.log(alts[0][1]), 'bytes': None,
+                        'top_logprobs': [{'token': a, 'logprob': math.log(q), 'bytes': None} for a, q in alts[:top]]})
+    return {'content': content, 'refusal': None}
 
 # %% ../nbs/00f_testing.ipynb #452da755
 @patch

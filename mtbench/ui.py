@@ -370,18 +370,22 @@ class RunnerPanel:
 # %% ../nbs/08_colab.ipynb #5c0cafaa
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
-_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens '
-          'output_dir drive run_button confirm_button download_button status progress table compare page_button page speed cost radar heatmap out results box').split()
+_NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens judge_logprobs '
+          'output_dir drive run_button confirm_button download_button status progress score table compare page_button page speed cost radar heatmap out results box').split()
 
 # %% ../nbs/08_colab.ipynb #61a9498d
 @patch
 def _wire(self:RunnerPanel):
+    self.judge_logprobs = setting_widget(JudgeSettings, 'judge_logprobs', W.Checkbox, description="Judge's probabilities", indent=True)
     self.custom = W.VBox([self.judge_model, self.judge_base_url])
     self.page, self.page_button = W.HTML(), W.ToggleButton(value=False, description='Show the report page', icon='table', layout=W.Layout(width='auto'))
     left = W.VBox([self.models, self.other_models, self.judge, self.custom, self.api_key], layout=W.Layout(width='50%'))
     right = W.VBox([self.benchmark, self.questions, self.max_questions, self.categories, self.engine, self.precision, self.memory_limit, self.batch_size, self.max_new_tokens,
-                    self.judge_max_tokens, self.output_dir, self.drive], layout=W.Layout(width='50%'))
-    self.results = W.VBox([self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
+                    self.judge_max_tokens, self.judge_logprobs, self.output_dir, self.drive], layout=W.Layout(width='50%'))
+    self.score = W.ToggleButtons(options=[("FastChat's score", 'score'), ('Expected score', 'expected')], value='score', description='Count',
+                                 tooltips=["the judge's digit, as FastChat counts it", "the judge's probability-weighted rating (Judge's probabilities)"],
+                                 style=dict(description_width='initial'), layout=W.Layout(display='none'))
+    self.results = W.VBox([self.score, self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
                           layout=W.Layout(display='none'))
     self.confirm_button = W.Button(description='Confirm', button_style='warning', icon='check', layout=W.Layout(display='none', width='auto'))
     self.confirmed = self.asked = None # the estimated cost confirmed (`_confirm`), and the one asked about
@@ -395,6 +399,7 @@ def _wire(self:RunnerPanel):
     self.api_key.observe(self._take_key, 'value')
     self.drive.observe(self._take_drive, 'value')
     self.page_button.observe(lambda _: self._show_page(), 'value')
+    self.score.observe(lambda _: self._rescore(), 'value')
     # look the callbacks up at click time: they are defined further down
     for b, f in ((self.run_button, 'run'), (self.confirm_button, 'confirm_run'), (self.download_button, 'download')):
         b.on_click(lambda btn, f=f: getattr(self, f)(btn))
@@ -497,7 +502,7 @@ def run_settings(self:RunnerPanel) -> RunSettings:
         data_dir=self.data_dir, benchmark='mt-bench' if own else bench.name, questions=self.questions.value.strip() if own else None,
         max_questions=None if self.max_questions.value >= (bench.size or float('inf')) else self.max_questions.value,
         categories=list(self.categories.value) or None, **self._numbers(), **precision_args(self.precision.value, self.gpu),
-        batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine,
+        batch_size=self.batch_size.value.strip() or 'auto', max_new_tokens=self.max_new_tokens.value, engine=engine, judge_logprobs=self.judge_logprobs.value,
         judge_engine='auto' if engine in ('llama.cpp', 'vllm') and judge.startswith('local:') else 'transformers')).check()
 
 # %% ../nbs/08_colab.ipynb #d8c5f872
@@ -581,6 +586,7 @@ def run(self:RunnerPanel, _=None, # the button (ipywidgets passes it)
     try: s = self._check()
     except MTBenchError as e: return self._say(str(e), 'error')
     self.running, self.result = True, None
+    self.score.value = 'score' # a new run's tables count FastChat's score until the switch says otherwise
     self.results.layout.display = 'none'; self.out.outputs = (); self.progress.value = ''
     self.run_button.disabled = self.download_button.disabled = True
     again = RunFolder(self._bench().folder(s.output_dir)).manifest_path.exists()
@@ -661,7 +667,19 @@ def _show(self:RunnerPanel, res):
         p = res.figures.get(name)
         getattr(self, name).value = p.read_bytes() if p else b''
     self.page_button.value, self.page.value = False, ''
+    self.score.layout.display = '' if 'expected' in res.table and res.table['expected'].notna().any() else 'none' # judged with its probabilities
     self.results.layout.display = ''
+
+# %% ../nbs/08_colab.ipynb #7bbabaff
+@patch
+def _rescore(self:RunnerPanel):
+    "The Count switch's callback: the finished run's tables and report again, counting FastChat's score or the judge's expected rating."
+    res = self.result
+    if res is None or res.evaluator is None or self.running: return
+    try: self.result = res.evaluator.rescore(self.score.value)
+    except MTBenchError as e: return self._say(str(e), 'error')
+    self._show(self.result)
+    self._say(f"the tables and {self.result.report_dir/'report.md'} count " + ("the judge's expected ratings" if self.score.value == 'expected' else "FastChat's score"), 'ok')
 
 # %% ../nbs/08_colab.ipynb #3c32817d
 @patch
