@@ -6,7 +6,10 @@ own load, the adapter merged). Prints the base loads counted, each checkpoint's 
 its run alone, the turns equal to the base's, and the answering times side by side with the load average.
 Greedy questions (reasoning, math, coding, extraction) so the answers can be compared turn by turn.
 
-    python bench/sweep.py [--adapters 3] [--questions 4] [--max-new-tokens 64]
+float32 by default: an adapter run alone is merged into its base, and in bf16 the merge rounds the LoRA's sum
+into the weights, so greedy answers part from the sweep's unmerged ones within a few tokens.
+
+    python bench/sweep.py [--adapters 3] [--questions 8] [--max-new-tokens 64] [--dtype float32]
 """
 import argparse, os, tempfile, time
 from pathlib import Path
@@ -20,12 +23,12 @@ GREEDY = [101, 111, 121, 131, 102, 112, 122, 132, 103, 113]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--adapters', type=int, default=3); ap.add_argument('--questions', type=int, default=4)
-    ap.add_argument('--max-new-tokens', type=int, default=64)
+    ap.add_argument('--adapters', type=int, default=3); ap.add_argument('--questions', type=int, default=8)
+    ap.add_argument('--max-new-tokens', type=int, default=64); ap.add_argument('--dtype', default='float32')
     a = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix='mtbench_sweep_bench_'))
     ckpts = random_loras(local_folder('smollm2-135m'), [out/'runs'/f'checkpoint-{100*(i+1)}' for i in range(a.adapters)])
-    kw = dict(question_ids=GREEDY[:a.questions], max_new_tokens=a.max_new_tokens, engine='transformers')
+    kw = dict(question_ids=GREEDY[:a.questions], max_new_tokens=a.max_new_tokens, engine='transformers', dtype=a.dtype)
     loads, real = [], mtbench.models._load
     def counted(src, *x, **k): loads.append(src.location); return real(src, *x, **k)
     with mock.patch.object(mtbench.models, '_load', counted):

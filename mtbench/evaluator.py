@@ -88,10 +88,11 @@ def model_id_for(name:str, # the model as given
 
 # %% ../nbs/05_evaluator.ipynb #d52eb7ba
 def _with_groups(plans:tuple) -> tuple:
-    "`plans` with the base each one shares with others of the run (`sweep_groups`), for the models answered in process."
+    "`plans` with the base each one shares with others of the run (`sweep_groups`), answered in process or by one engine; a group's models take its base's engine."
     from mtbench.sweeps import sweep_groups
-    g = sweep_groups({p.name: p.source for p in plans if p.source is not None and p.engine is not None and p.engine.name == 'transformers'})
-    return tuple(replace(p, group=g.get(p.name)) for p in plans)
+    g = sweep_groups({p.name: p.source for p in plans if p.source is not None and p.engine is not None and p.engine.name in ('transformers', 'llama.cpp', 'vllm')})
+    eng = {g[p.name]: p.engine for p in plans if p.name in g and p.source.kind != 'adapter'} # the base's engine serves its group
+    return tuple(replace(p, group=g.get(p.name), engine=eng.get(g.get(p.name), p.engine)) for p in plans)
 
 # %% ../nbs/05_evaluator.ipynb #r3s0lv04
 def _model_filing(name, run, gen) -> tuple:
@@ -246,8 +247,8 @@ def _open(self:MTBenchEvaluator, m:ModelPlan):
     "The backend that answers `m`: its engine's, or over the shared base of its group (with its adapter)."
     rr = self.resolve()
     if not m.group: self.shared.close(); return m.engine.open(m.source, m.model_id, rr.gen, rr.prompt_tokens, rr.device, m.endpoint)
-    be = self.shared.open(m.group, {p.model_id: p.source for p in rr.models if p.group == m.group}, m.model_id, rr.gen, rr.prompt_tokens)
-    be.engine_info = m.engine.record()
+    be = self.shared.open(m.group, {p.model_id: p.source for p in rr.models if p.group == m.group}, m.model_id, rr.gen, rr.prompt_tokens, m.engine, rr.device)
+    if m.engine.name == 'transformers': be.engine_info = m.engine.record() # an engine's view says it itself
     return be
 
 @patch

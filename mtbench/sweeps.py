@@ -4,7 +4,7 @@
 
 # %% ../nbs/02g_sweeps.ipynb #15d6ace0
 from __future__ import annotations
-import glob, json, os, re
+import glob, hashlib, json, os, re, subprocess, sys
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
@@ -12,8 +12,9 @@ from .errors import MTBenchError, log
 from .backends import HFBackend
 
 # %% auto #0
-__all__ = ['checkpoint_step', 'expand_models', 'base_key', 'sweep_groups', 'random_loras', 'adapter_name', 'SharedBackend',
-           'SharedBase', 'lora_b_zero', 'answers_alike', 'adapter_checks', 'adapter_notes', 'sweep_steps']
+__all__ = ['LLAMA_CPP_DIR_ENV', 'checkpoint_step', 'expand_models', 'base_key', 'sweep_groups', 'random_loras', 'adapter_name',
+           'SharedBackend', 'SharedBase', 'lora_b_zero', 'lora_converter', 'lora_gguf', 'answers_alike',
+           'adapter_checks', 'adapter_notes', 'sweep_steps']
 
 # %% ../nbs/02g_sweeps.ipynb #6744ff0b
 def checkpoint_step(folder:str|Path, # a checkpoint folder
@@ -110,13 +111,16 @@ class SharedBackend(HFBackend):
 # %% ../nbs/02g_sweeps.ipynb #e7fe1e84
 class SharedBase:
     "The base model a run holds for a group of models that share it (`sweep_groups`): loaded once, every adapter of the group attached."
-    def __init__(self): self.key, self.lm, self.base, self.adapters, self.zero, self.loads = None, None, None, {}, set(), 0
-    def __repr__(self): return f"SharedBase({self.base}, {len(self.adapters)} adapters, loaded {self.loads} times)" if self.lm else "SharedBase(none loaded)"
+    def __init__(self): self.key, self.lm, self.server, self.base, self.adapters, self.zero, self.apart, self.loads = None, None, None, None, {}, set(), {}, 0
+    def __repr__(self):
+        on = f" on {self.server.kind}" if self.server else ''
+        return f"SharedBase({self.base}{on}, {len(self.adapters)} adapters, loaded {self.loads} times)" if self.lm or self.server else "SharedBase(none loaded)"
     def close(self):
-        "Release the base (and its adapters)."
+        "Release the base (and its adapters), or stop the engine's server that serves them."
         from mtbench.memory import release
         if self.lm is not None: release(self.lm)
-        self.key, self.lm = None, None
+        if self.server is not None: self.server.close()
+        self.key, self.lm, self.server = None, None, None
 
 # %% ../nbs/02g_sweeps.ipynb #85ec3788
 def lora_b_zero(model, # a PEFT model
@@ -148,10 +152,13 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
          model_id:str, # the one to answer with
          gen, # the run's `Generation`
          prompt_tokens:int=1024, # the longest prompt expected (sizes the memory plan)
-        ) -> SharedBackend:
-    "A backend answering as `model_id`: the base loaded now unless it is already, its adapter (none for the base) named on every row."
+         engine=None, # the group's `mtbench.engines.EngineChoice`: llama.cpp or vllm serve the group (None: in process)
+         device:str|None=None, # where an engine runs (default: the best there is)
+        ):
+    "A backend answering as `model_id`: the base loaded (or served) now unless it is already, its adapter (none for the base) named on every row (request)."
     from transformers import AutoTokenizer
     from mtbench.models import ready_for_generation
+    if engine is not None and engine.name in ('llama.cpp', 'vllm'): return self._served(key, members, model_id, gen, prompt_tokens, engine, device)
     if key != self.key or any(adapter_name(m) not in self.adapters for m, s in members.items() if s.kind == 'adapter'): self._load(key, members, gen, prompt_tokens)
     src = members[model_id]
     lm = replace(self.lm, model_id=model_id, source=src.location, base_model=self.base if src.kind == 'adapter' else None)
@@ -160,6 +167,60 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
     be = SharedBackend(lm, gen.batch_size)
     be.adapter, be.shared = adapter_name(model_id) if src.kind == 'adapter' else '__base__', self
     return be
+
+# %% ../nbs/02g_sweeps.ipynb #562dea94
+LLAMA_CPP_DIR_ENV = 'MTBENCH_LLAMA_CPP_DIR' # a llama.cpp source checkout, for its convert_lora_to_gguf.py
+
+def lora_converter() -> Path|None:
+    "llama.cpp's convert_lora_to_gguf.py: in $MTBENCH_LLAMA_CPP_DIR, else in the source tools/build_llama_cpp.sh built llama-server from."
+    from mtbench.engines import llama_cpp_home
+    d = os.environ.get(LLAMA_CPP_DIR_ENV)
+    hits = [Path(d)/'convert_lora_to_gguf.py'] if d else sorted(llama_cpp_home().glob('llama_cpp_python-*/vendor/llama.cpp/convert_lora_to_gguf.py'))
+    return next((h for h in reversed(hits) if h.is_file()), None)
+
+# %% ../nbs/02g_sweeps.ipynb #3e4d19d9
+def lora_gguf(adapter:str|Path, # a PEFT adapter's folder
+              base:str|Path, # its base model's folder (the converter reads its config)
+             ) -> Path:
+    "`adapter` as a GGUF LoRA file for llama-server, made once by llama.cpp's own converter (cached by the adapter's path and weights)."
+    from mtbench.models import build_once, MARKER
+    from mtbench.pins import cache_dir
+    conv, a = lora_converter(), Path(adapter).resolve()
+    if conv is None: raise MTBenchError(f"llama.cpp's convert_lora_to_gguf.py is not here (tools/build_llama_cpp.sh keeps it; or set {LLAMA_CPP_DIR_ENV} to a llama.cpp checkout)")
+    w = max(a.glob('adapter_model.*'), key=lambda f: f.stat().st_mtime_ns, default=a/'adapter_config.json')
+    def build(d):
+        r = subprocess.run([sys.executable, str(conv), '--base', str(base), '--outtype', 'f16', '--outfile', str(Path(d)/'lora.gguf'), str(a)],
+                           capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': str(conv.parent/'gguf-py')})
+        if r.returncode: raise MTBenchError(f"{a}: llama.cpp's converter failed: {(r.stderr.strip().splitlines() or ['no output'])[-1][:300]}")
+        (Path(d)/MARKER).write_text(json.dumps({'adapter': str(a), 'base': str(base), 'converter': str(conv)}))
+    key = hashlib.sha256(f'{a}:{w.stat().st_size}:{w.stat().st_mtime_ns}:{Path(base).resolve()}'.encode()).hexdigest()[:10]
+    return build_once(cache_dir()/'loras'/f'{a.name}-{key}', build)/'lora.gguf'
+
+# %% ../nbs/02g_sweeps.ipynb #d1034bfa
+@patch
+def _serve(self:SharedBase, key:str, members:dict, gen, prompt_tokens:int, engine, device):
+    "Start `engine`'s server for the base of `members` with every adapter it takes; an adapter it cannot take is said and kept apart (answered in process)."
+    from mtbench.models import resolve_model, local_folder
+    self.close()
+    base_id, base = next(((m, s) for m, s in members.items() if s.kind != 'adapter'), ('base', None))
+    base = base or resolve_model(next(iter(members.values())).base)
+    loras, self.apart = {}, {}
+    for m, s in members.items():
+        if s.kind != 'adapter': continue
+        try: loras[adapter_name(m)] = s.location if engine.name == 'vllm' else lora_gguf(s.location, local_folder(base))
+        except MTBenchError as e: self.apart[m] = str(e); log.warning(f"{m}: {e}; it is answered in process (transformers) instead")
+    log.info(f"serving the base {base.location} once on {engine.name} for {len(members)} models: {len(loras)} adapters beside it")
+    self.server = engine.open(base, base_id, gen, prompt_tokens, device, loras=loras)
+    self.key, self.base, self.adapters, self.loads = key, base.location, loras, self.loads + 1
+
+# %% ../nbs/02g_sweeps.ipynb #d01500bf
+@patch
+def _served(self:SharedBase, key, members, model_id, gen, prompt_tokens, engine, device):
+    "The view of the group's server that answers as `model_id` (started now unless it runs); an adapter kept apart gets its own in-process backend."
+    from mtbench.backends import transformers_backend
+    if key != self.key or self.server is None: self._serve(key, members, gen, prompt_tokens, engine, device)
+    if model_id in self.apart: return transformers_backend(members[model_id], gen, model_id, prompt_tokens)
+    return self.server.as_adapter(model_id, adapter_name(model_id) if members[model_id].kind == 'adapter' else None)
 
 # %% ../nbs/02g_sweeps.ipynb #e6a5983c
 def answers_alike(a:str|Path, # an answer file
