@@ -363,9 +363,8 @@ class RunnerPanel:
         self.download_button = W.Button(description='Download (zip)', icon='download', disabled=True)
         self.status, self.progress, self.table, self.compare, self.speed, self.cost = W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML()
         self.out = W.Output(layout=W.Layout(max_height='320px', overflow='auto'))
-        self.radar, self.heatmap = [W.Image(format='png', layout=W.Layout(width='48%', max_width='600px', height='auto', object_fit='contain'))
-                                    for _ in range(2)]
-        self.sweep = W.Image(format='png', layout=W.Layout(width='96%', max_width='900px', height='auto', display='none')) # a sweep's score by training step
+        self.radar, self.heatmap, self.sweep = [W.Image(format='png', layout=W.Layout(width=w, max_width='600px', height='auto', object_fit='contain', display=d))
+                                                for w, d in (('48%', ''), ('48%', ''), ('96%', 'none'))] # the last: a sweep's score by training step
         self._wire()
 
 # %% ../nbs/08_colab.ipynb #5c0cafaa
