@@ -33,17 +33,18 @@ def main():
     def counted(src, *x, **k): loads.append(src.location); return real(src, *x, **k)
     with mock.patch.object(mtbench.models, '_load', counted):
         ev = MTBenchEvaluator(['smollm2-135m', *map(str, ckpts)], output_dir=out/'sweep', **kw)
-        t0 = time.monotonic()
-        for m in ev.models: ev.answer(m)
-        t_sweep, sweep_loads = time.monotonic() - t0, len(loads)
+        t_each = {}
+        for m in ev.models: t0 = time.monotonic(); ev.answer(m); t_each[m] = time.monotonic() - t0
+        t_sweep, sweep_loads = sum(t_each.values()), len(loads)
         files = {p.model_id: p.answers.path for p in ev.resolve().models}
-        t_alone, rows = 0.0, []
+        t_alone, rows, t_own = 0.0, [], {}
         for c in ckpts:
-            e = MTBenchEvaluator([str(c)], output_dir=out/'alone', **kw); t1 = time.monotonic(); e.answer(str(c)); t_alone += time.monotonic() - t1
+            e = MTBenchEvaluator([str(c)], output_dir=out/'alone', **kw); t1 = time.monotonic(); e.answer(str(c)); t_own[str(c)] = time.monotonic() - t1; t_alone += t_own[str(c)]
             p = e.resolve().models[0]
             rows.append((p.model_id, answers_alike(files[p.model_id], p.answers.path), answers_alike(files['smollm2-135m'], files[p.model_id])))
     print(f"base loads: {sweep_loads} for the base and {a.adapters} adapters in the sweep; {len(loads) - sweep_loads} for {a.adapters} separate runs")
     for mid, (eq, n), (be, bn) in rows: print(f"{mid}: sweep vs alone {eq}/{n} turns equal; vs the base {be}/{bn} equal")
+    for m in ev.models[1:]: print(f"{Path(m).name}: {t_each[m]:.1f} s in the sweep, {t_own[m]:.1f} s alone (its load included)")
     print(f"answering, load included: sweep (base + {a.adapters} adapters) {t_sweep:.1f} s; {a.adapters} separate runs (adapters only) {t_alone:.1f} s"
           f"; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
