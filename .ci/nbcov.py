@@ -107,14 +107,15 @@ def run_worker(cmd_fd, result_fd):
         results.write(json.dumps({'ok': bool(ok), 'secs': secs}) + '\n'); results.flush()
 
 # --- issue 42, #4: how many flagged cells CI skipped (a function of its own; the runner above is another issue's) ---
-def flagged_cells(nbs, flags) -> dict:
-    "{flag: code cells carrying it} in notebooks `nbs`, for settings.ini's tst_flags (which nbdev_test skips) and `eval: false`."
+def flagged_cells(nbs, flags, force=None) -> dict:
+    "{flag: code cells carrying it} in notebooks `nbs`, for settings.ini's tst_flags (which nbdev_test skips, less those `force` runs: {notebook: flags}) and `eval: false`."
     counts = dict.fromkeys([*flags, 'eval: false'], 0)
     for nb in nbs:
+        ran = (force or {}).get(Path(nb).name, '').split()
         for c in json.loads(Path(nb).read_text())['cells']:
             if c['cell_type'] != 'code': continue
             d = {m.group(1): m.group(2).strip() for m in re.finditer(r'^#\s*\|\s*([\w-]+):?\s*(.*)$', ''.join(c['source']), re.M)}
-            for f in flags: counts[f] += f in d
+            for f in flags: counts[f] += f in d and not any(g in d for g in ran)
             counts['eval: false'] += d.get('eval') == 'false'
     return {k: v for k, v in counts.items() if v}
 
@@ -252,7 +253,7 @@ def main():
           + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
     print(r.stdout + r.stderr)
     if not a.data_file: shutil.rmtree(data.parent, ignore_errors=True)
-    skipped = flagged_cells(nbs, cfg.tst_flags.split()) # issue 42, #4: no flagged cell skipped unnoticed
+    skipped = flagged_cells(nbs, cfg.tst_flags.split(), force) # issue 42, #4: no flagged cell skipped unnoticed
     print(f"flagged cells skipped: {sum(skipped.values())} ({', '.join(f'{k} {v}' for k, v in skipped.items()) or 'none'}); run them with nbdev_test --flags")
     shutil.rmtree(logdir, ignore_errors=True)
     print(f"tests took {secs:.0f} s")

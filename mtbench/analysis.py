@@ -156,6 +156,13 @@ def _style_tables(output_dir, first, pair, show) -> dict:
     out['rankings_style'], out['style_coefficients'] = style_rankings(pair, styles, show.baseline, show.model_list, show.dedupe, show.n_boot, show.seed, show.pair_mode)
     return out
 
+# %% ../nbs/06e_analysis.ipynb #6aa1c132
+def _steps(output_dir) -> dict:
+    "{model id: training step} of a run folder's checkpoints (`mtbench.sweeps.sweep_steps` on its run.json)."
+    from mtbench.runfolder import RunFolder
+    from mtbench.sweeps import sweep_steps
+    return sweep_steps(RunFolder(output_dir).read_manifest())
+
 # %% ../nbs/06e_analysis.ipynb #9bb9b87d
 def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and model_answer/*.jsonl
                  show:ShowSettings|None=None, # which judgments (or `judgment_file` instead of the folder's), judge, models and baseline, and how to count
@@ -185,6 +192,7 @@ def show_results(output_dir=None, # a run folder: model_judgment/*.jsonl and mod
                   + run_notes(output_dir, ml), _params(output_dir, show), bench.name, bench.title)
     res.notes += _sample_notes(samples)
     res.scales = _scales(js['single'])
+    res.steps = _steps(output_dir) if folder else {} # a sweep: each checkpoint's training step
     return res
 
 # %% ../nbs/06e_analysis.ipynb #509fa4ef
@@ -213,6 +221,7 @@ def summarize(res:Results, # what `show_results` returned
     if len(res.rankings): d['rankings'] = to_records(res.rankings)
     if len(res.samples): d['samples'] = to_records(res.samples)
     if len(res.compare): d['compare'] = to_records(res.compare)
+    if getattr(res, 'steps', None): d['steps'] = res.steps # a sweep's checkpoints: their training steps
     for k in ('leans', 'rankings_style', 'style_coefficients'):
         if len(getattr(res, k)): d[k] = to_records(getattr(res, k))
     if any(v != 10 for v in getattr(res, 'scales', {}).values()): d['scales'] = res.scales # only where a judge is not 1-10

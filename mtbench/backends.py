@@ -189,6 +189,7 @@ class HFBackend(Backend):
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else min(self.stop_ids)
         self.keep_rows, self.kept = False, {} # keep each row's KV cache after `generate` (see `row_cache`)
         self.halt, self.last_decoder = GracefulStop(), None # the run's stop (Ctrl-C, SIGTERM); the last run's decoder (its counters)
+        self.adapter = None # on a PEFT model holding several adapters, the one this backend answers with ('__base__': none; `mtbench.sweeps`)
 
     def __repr__(self): return f"HFBackend({self.model_id}, {self.lm.device}, {self.lm.dtype}, batch {self.batch_size})"
 
@@ -251,7 +252,7 @@ def decoder(self:HFBackend):
     "A `mtbench.decoding.Decoder` for this model: `batch_size` slots, its end tokens, its top-k and top-p; a static cache and CUDA graphs where the memory plan chose them."
     from mtbench.decoding import Decoder
     gc, plan = self.model.generation_config, getattr(self.lm, 'plan', None)
-    graphs = bool(getattr(plan, 'cuda_graphs', False)) and str(self.lm.device).startswith('cuda')
+    graphs = bool(getattr(plan, 'cuda_graphs', False)) and str(self.lm.device).startswith('cuda') and not hasattr(self.model, 'peft_config') # a graph would fix the rows' adapters
     dec = Decoder(self.model, self.batch_size, self.stop_ids, self.tok, (gc.top_k if gc.top_k is not None else 50, gc.top_p),
                   plan.estimate.seq_tokens if graphs else None, graphs)
     dec.keep, self.last_decoder = self.keep_rows, dec
@@ -277,14 +278,15 @@ def row_cache(self:HFBackend, ids:list, # a prompt of the last `generate`, as `e
 
 # %% ../nbs/02c_backends.ipynb #6ee69144
 @patch
-def _row(self:HFBackend, messages, temperature:float, seed:int, stop_at:str|None, max_new_tokens:int, tag=None):
+def _row(self:HFBackend, messages, temperature:float, seed:int, stop_at:str|None, max_new_tokens:int, tag=None, adapter=None):
     "The `mtbench.decoding.Row` that answers `messages`, its budget inside the model's context; a failed `Completion` when the prompt fills the context."
     from mtbench.decoding import Row
     ids = self.encode(messages)
     room = max_new_tokens if self.context is None else min(max_new_tokens, self.context - len(ids))
     if room < 1: return Completion(error=f"the prompt has {len(ids)} tokens and the model's context is {self.context}")
     stop = '|'.join([f'(?:{stop_at})'] * bool(stop_at) + [re.escape(s) for s in self.stop_strings])
-    return Row(ids, temperature if temperature >= GREEDY_BELOW else 0.0, row_seed(seed, ids), room, re.compile(stop) if stop else None, tag)
+    return Row(ids, temperature if temperature >= GREEDY_BELOW else 0.0, row_seed(seed, ids), room, re.compile(stop) if stop else None, tag,
+               adapter=adapter or self.adapter)
 
 # %% ../nbs/02c_backends.ipynb #7229f0a2
 @patch
@@ -301,12 +303,13 @@ def generate(self:HFBackend, conversations:list, # OpenAI-style message lists
              max_new_tokens:int=1024, # new tokens per answer
              seed:int|list=0, # the choice index, one for all or one per conversation
              stop_at:str|list|None=None, # a regex, one for all or one per conversation (None: none): a row ends once its text matches it
+             adapter:str|list|None=None, # on a PEFT model with several adapters: one for all or one per conversation ('__base__': none; None: `self.adapter`)
             ) -> list:
     "One `Completion` per conversation, `batch_size` decoding at once, each ended row's slot refilled with the next."
     n = len(conversations)
-    temps, seeds, stops = listify(temperature, n), listify(seed, n), listify(stop_at, n)
+    temps, seeds, stops, adapters = listify(temperature, n), listify(seed, n), listify(stop_at, n), listify(adapter, n)
     self.kept, res, dec = {}, [None]*n, self.decoder()
-    rows = [self._row(*a, max_new_tokens, i) for i, a in enumerate(zip(conversations, temps, seeds, stops))]
+    rows = [self._row(*a, max_new_tokens, i, ad) for i, (*a, ad) in enumerate(zip(conversations, temps, seeds, stops, adapters))]
     for i, r in enumerate(rows):
         if isinstance(r, Completion): res[i] = r
     for r in sorted((r for r in rows if not isinstance(r, Completion)), key=lambda r: len(r.ids)): dec.add(r)

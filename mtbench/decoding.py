@@ -13,7 +13,7 @@ from .client import describe_error
 # %% auto #0
 __all__ = ['M32', 'SLOT_RANGES', 'SLOT_SDPA', 'STATE', 'mix32', 'row_key', 'uniforms', 'sample_rows', 'slot_layer', 'kv_shape',
            'slot_cache', 'attention_windows', 'Row', 'DecodeStats', 'is_oom', 'processors', 'split_ranges',
-           'sdpa_slots', 'slot_attention', 'cache_kwarg', 'out_cache', 'Decoder']
+           'sdpa_slots', 'slot_attention', 'cache_kwarg', 'out_cache', 'Decoder', 'adapter_names']
 
 # %% ../nbs/02c0_decoding.ipynb #fb520058
 M32 = 0xFFFFFFFF # the 32 bits the noise hash works on
@@ -148,6 +148,7 @@ class Row:
     error: str|None = None # why it has no answer
     kept: object = None # its KV cache, when the decoder keeps rows (`Decoder.keep`)
     checked: int = 0 # how many of `out` its stop pattern was checked against
+    adapter: str|None = None # on a PEFT model with several adapters: the one this row runs with ('__base__': none); None: the active one
 
 # %% ../nbs/02c0_decoding.ipynb #efdf356a
 @dataclass
@@ -279,6 +280,7 @@ class Decoder:
         self._fwd = {'logits_to_keep': 1} if 'logits_to_keep' in params else {}
         self._cache_kw = cache_kwarg(model)
         self.split = self.device.type == 'cpu' and not static_room and slot_attention(model) # attention over ranges of slots, where it saves reads
+        self.active = getattr(model, 'active_adapter', None) if hasattr(model, 'peft_config') else None # a PEFT model's: rows that name no adapter run with it
         self._new_state(slots, static_room or 64)
 
     def __repr__(self): return f"Decoder({self.slots} slots, {self._live()} rows decoding, {len(self.waiting)} waiting)"
@@ -333,6 +335,14 @@ def _index_state(self:Decoder, slots:int, room:int):
     self.hist_base = torch.arange(slots, device=self.device)*room
     self.graph = self.graph_out = None
 
+# %% ../nbs/02c0_decoding.ipynb #37b2a0d9
+def adapter_names(rows:list, # the rows of a forward pass, in slot order (None: an empty slot)
+                  active:str|None=None, # the model's active adapter: a row that names none runs with it
+                 ) -> dict:
+    "PEFT's `adapter_names` forward argument for `rows` (an empty slot runs as the base); nothing when no row names an adapter."
+    if not any(r is not None and r.adapter for r in rows): return {}
+    return {'adapter_names': [(r.adapter or active or '__base__') if r is not None else '__base__' for r in rows]}
+
 # %% ../nbs/02c0_decoding.ipynb #66d32904
 @patch
 def _need_room(self:Decoder, need:int):
@@ -355,7 +365,7 @@ def _prefill(self:Decoder, row:Row, slot:int):
         w = self.where; w.mode, w.slot, w.width = 'prefill', slot, len(p) - 1
         with torch.inference_mode():
             self.model(input_ids=torch.tensor([p[:-1]], device=self.device), position_ids=torch.arange(len(p) - 1, device=self.device)[None],
-                       use_cache=True, **{self._cache_kw: self.cache}, **self._fwd)
+                       use_cache=True, **{self._cache_kw: self.cache}, **self._fwd, **adapter_names([row], self.active))
     for k, v in dict(pos=len(p) - 1, last=p[-1], made=0, caps=row.cap, keys=row_key(row.seed), temps=float(row.temperature), live=1).items():
         getattr(self, k)[slot] = v
     dt = time.perf_counter() - t0
@@ -436,7 +446,7 @@ def _forward(self:Decoder, n:int, width:int):
     self.stats.split_steps += ranges is not None
     token = SLOT_RANGES.set(ranges)
     try: logits = self.model(input_ids=self.last[:n, None], position_ids=self.pos[:n, None], attention_mask=self._mask(n, width),
-                             use_cache=True, **{self._cache_kw: self.cache}).logits[:, -1]
+                             use_cache=True, **{self._cache_kw: self.cache}, **adapter_names(self.rows[:n], self.active)).logits[:, -1]
     finally: SLOT_RANGES.reset(token)
     nxt = self._pick(self._scores(logits, n, width), n)
     if self.hist is not None: self.hist.view(-1).index_copy_(0, self.hist_base[:n] + (self.pos[:n] + 1).clamp_max(self.room - 1), nxt) # (an empty slot's stale position stays in its slot)

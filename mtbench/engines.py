@@ -4,7 +4,7 @@
 
 # %% ../nbs/02d_engines.ipynb #f1773a8e
 from __future__ import annotations
-import asyncio, atexit, contextlib, ctypes, hashlib, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+import asyncio, atexit, contextlib, copy, ctypes, hashlib, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 from dataclasses import dataclass, asdict
 from typing import NamedTuple
@@ -20,18 +20,22 @@ from .client import CallFailed, describe_error, run_sync
 from .runfolder import redact_url
 
 # %% auto #0
-__all__ = ['LLAMA_SERVER_ENV', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS', 'PR_SET_PDEATHSIG',
-           'llama_server_path', 'has_llama_cpp_python', 'has_vllm', 'installed_engines', 'install_hint', 'EngineChoice',
-           'choose_engine', 'EnginePlan', 'kv_bytes_per_token', 'plan_engine', 'busy_cores', 'llama_threads',
-           'llama_server_cmd', 'llama_cpp_python_cmd', 'vllm_cmd', 'EngineServer', 'gguf_meta', 'gguf_scalar',
-           'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend', 'auto_backend']
+__all__ = ['LLAMA_SERVER_ENV', 'LLAMA_ADAPTER_ALONE', 'KV_BYTES', 'ENGINE_OVERHEAD_GB', 'ENGINE_HEADROOM', 'MAX_SLOTS',
+           'VLLM_LORA_RANKS', 'PR_SET_PDEATHSIG', 'llama_cpp_home', 'llama_server_path', 'has_llama_cpp_python',
+           'has_vllm', 'installed_engines', 'install_hint', 'EngineChoice', 'choose_engine', 'EnginePlan',
+           'kv_bytes_per_token', 'plan_engine', 'busy_cores', 'llama_threads', 'llama_server_cmd',
+           'llama_cpp_python_cmd', 'lora_rank', 'vllm_lora_args', 'vllm_cmd', 'EngineServer', 'gguf_meta',
+           'gguf_scalar', 'gguf_file_type', 'EngineBackend', 'start_engine', 'llama_cpp_backend', 'vllm_backend',
+           'auto_backend']
 
 # %% ../nbs/02d_engines.ipynb #3b3775e0
 LLAMA_SERVER_ENV = 'MTBENCH_LLAMA_SERVER' # the llama-server binary when it is not on PATH; 'off': llama-cpp-python's server
 
-def _built_llama_server() -> Path:
-    "Where tools/build_llama_cpp.sh puts llama-server by default."
-    return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench/llama.cpp/build/bin/llama-server'
+def llama_cpp_home() -> Path:
+    "Where tools/build_llama_cpp.sh keeps llama.cpp by default: its source (from llama-cpp-python's sdist) and its build."
+    return Path(os.environ.get('XDG_CACHE_HOME') or '~/.cache').expanduser()/'mtbench/llama.cpp'
+
+def _built_llama_server() -> Path: return llama_cpp_home()/'build/bin/llama-server'
 
 # %% ../nbs/02d_engines.ipynb #c0323515
 def llama_server_path() -> str|None:
@@ -77,10 +81,7 @@ def install_hint(engine:str, # llama.cpp or vllm
 # %% ../nbs/02d_engines.ipynb #6033ee1e
 def _check_engine(engine:str, src, model:str, device:str):
     "Raise `SettingError` when the named `engine` cannot run `src` on `device`."
-    if src.kind == 'adapter':
-        raise SettingError('engine', engine, f"{engine} does not load PEFT adapters ({src.location}); merge it into its base model "
-                           f"(peft's merge_and_unload, then save_pretrained) or use transformers")
-    if engine == 'llama.cpp' and src.kind != 'gguf':
+    if engine == 'llama.cpp' and src.kind not in ('gguf', 'adapter'):
         raise SettingError('engine', engine, f"llama.cpp runs GGUF files and {model} is not one; pass a .gguf file (llama.cpp's "
                            f"convert_hf_to_gguf.py converts a model folder), or use transformers or vllm")
     if engine == 'vllm' and not device.startswith('cuda'): raise SettingError('engine', engine, f"vllm needs a CUDA GPU and the device is {device}; use auto")
@@ -110,12 +111,16 @@ def choose_engine(engine:str, # transformers, llama.cpp, vllm or auto (checked w
     if engine == 'auto': return EngineChoice(*_auto_engine(src, device, inst))
     if engine not in inst: raise MTBenchError(f"unknown engine {engine!r}; choose from {', '.join([*inst, 'auto'])}") # a name no engine has: the error lists them
     _check_engine(engine, src, model if isinstance(model, str) else src.location, device)
+    if engine == 'llama.cpp' and src.kind == 'adapter': return EngineChoice('transformers', LLAMA_ADAPTER_ALONE)
     if not inst[engine]: raise SettingError('engine', engine, f"{engine} is not installed; {install_hint(engine)}")
     return EngineChoice(engine, 'asked for')
 
 # %% ../nbs/02d_engines.ipynb #fc305b8b
+LLAMA_ADAPTER_ALONE = ("llama-server applies a LoRA adapter over a GGUF of its base in the same run (mtbench run --models BASE.gguf "
+                       "ADAPTER...); without one it is answered in process")
+
 def _auto_engine(src, device, inst):
-    if src.kind == 'adapter': return 'transformers', 'a PEFT adapter loads in transformers only'
+    if src.kind == 'adapter': return 'transformers', 'a PEFT adapter alone loads in transformers (with its base in the run, it shares its engine)'
     if src.kind == 'gguf' and inst['llama.cpp'] and inst['llama.cpp'] != 'llama-cpp-python':
         return 'llama.cpp', f"a GGUF model: llama-server ({inst['llama.cpp']}) batches requests and runs the quantized weights as they are"
     if src.kind != 'gguf' and device.startswith('cuda') and inst['vllm']:
@@ -214,12 +219,14 @@ def llama_server_cmd(binary:str, # the llama-server executable
                      plan:EnginePlan, # slots and context
                      alias:str, # the model name the server answers to
                      threads:int|None=None, # CPU threads (None: llama.cpp's default)
+                     loras:list|None=None, # LoRA adapters as GGUF files: loaded at start, each request says which applies
                     ) -> list:
-    "The llama-server command for `gguf` sized by `plan`."
+    "The llama-server command for `gguf` sized by `plan`, with `loras` loaded unapplied."
     gpu = not plan.device.startswith('cpu')
     return [binary, '-m', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--alias', alias,
             '-np', str(plan.slots), '-c', str(plan.slots*plan.seq_tokens), '--no-kv-unified', '--cache-ram', '0',
-            '-t', str(threads or llama_threads()), '-ngl', 'all' if gpu else '0', '--fit', 'off', '--no-webui']
+            '-t', str(threads or llama_threads()), '-ngl', 'all' if gpu else '0', '--fit', 'off', '--no-webui',
+            *(a for f in loras or () for a in ('--lora', str(f))), *(['--lora-init-without-apply'] if loras else [])]
 
 # %% ../nbs/02d_engines.ipynb #481756b0
 def llama_cpp_python_cmd(gguf:str, # the model file
@@ -233,6 +240,23 @@ def llama_cpp_python_cmd(gguf:str, # the model file
             '--model_alias', alias, '--n_ctx', str(plan.seq_tokens), '--n_threads', str(threads or llama_threads()),
             '--n_gpu_layers', '0' if plan.device.startswith('cpu') else '-1']
 
+# %% ../nbs/02d_engines.ipynb #4ae6578c
+VLLM_LORA_RANKS = (8, 16, 32, 64, 128, 256, 320, 512) # the ranks vLLM's --max-lora-rank takes
+
+def lora_rank(folder:str|Path, # a PEFT adapter's folder
+             ) -> int:
+    "The largest LoRA rank in the adapter's adapter_config.json (its `r`, or a layer's in `rank_pattern`)."
+    c = json.loads((Path(folder)/'adapter_config.json').read_text())
+    return max([int(c.get('r') or 8), *map(int, (c.get('rank_pattern') or {}).values())])
+
+def vllm_lora_args(loras:dict|None, # {name: adapter folder}
+                  ) -> list:
+    "vLLM's flags that serve `loras` over the base model, each under its name, sized for the largest rank."
+    if not loras: return []
+    r = max(map(lora_rank, loras.values()))
+    return ['--enable-lora', '--max-loras', str(len(loras)), '--max-lora-rank', str(next((x for x in VLLM_LORA_RANKS if x >= r), r)),
+            '--lora-modules', *(f'{n}={p}' for n, p in loras.items())]
+
 # %% ../nbs/02d_engines.ipynb #e351626c
 def vllm_cmd(model:str, # a Hugging Face id or folder
              port:int, # loopback port to listen on
@@ -240,13 +264,14 @@ def vllm_cmd(model:str, # a Hugging Face id or folder
              alias:str, # the model name the server answers to
              num_gpus:int=1, # --tensor-parallel-size
              dtype:str|None=None, # compute dtype (None: vLLM's choice)
+             loras:dict|None=None, # {name: adapter folder}: LoRA adapters served over the model, each a model name requests can ask for
             ) -> list:
     "The `vllm serve` command for `model` (hub id or folder) sized by `plan`, over `num_gpus` GPUs."
     exe = shutil.which('vllm')
     return [*([exe] if exe else [sys.executable, '-m', 'vllm.entrypoints.cli.main']), 'serve', str(model),
             '--host', '127.0.0.1', '--port', str(port), '--served-model-name', alias, '--tensor-parallel-size', str(num_gpus),
             '--gpu-memory-utilization', str(plan.gpu_memory_utilization), '--max-num-seqs', str(plan.slots),
-            '--max-model-len', str(plan.seq_tokens), '--seed', '0', *(['--dtype', dtype] if dtype else [])]
+            '--max-model-len', str(plan.seq_tokens), '--seed', '0', *(['--dtype', dtype] if dtype else []), *vllm_lora_args(loras)]
 
 # %% ../nbs/02d_engines.ipynb #4745e970
 PR_SET_PDEATHSIG = 1
@@ -503,26 +528,41 @@ def _llama_server_version(binary) -> str|None:
     except (OSError, subprocess.TimeoutExpired): return None
     return next((l.strip() for l in (r.stdout + r.stderr).splitlines() if l.startswith('version')), None)
 
+# %% ../nbs/02d_engines.ipynb #9cb80549
+@patch
+def as_adapter(self:EngineBackend, model_id:str, # the answer file's name
+               name:str|None=None, # the adapter's name on the server (one of `details['loras']`); None: the base model, no adapter applied
+              ) -> EngineBackend:
+    "This server answering as its adapter `name` (or its base) for `model_id`; closing the view leaves the server running."
+    names = self.details.get('loras') or []
+    if name is not None and name not in names: raise MTBenchError(f"the {self.kind} server serves no adapter {name!r} (it serves: {', '.join(names) or 'none'})")
+    be = copy.copy(self)
+    be.model_id, be.served, be.close, be.details = model_id, {}, lambda: None, {**self.details, 'adapter': name or '__base__'}
+    if self.kind == 'vllm': be.model = name or self.model
+    elif names: be.sampling = {**self.sampling, 'lora': [{'id': i, 'scale': float(n == name)} for i, n in enumerate(names)]}
+    return be
+
 # %% ../nbs/02d_engines.ipynb #59679f97
-def _llama_cpp_server(gguf, plan:EnginePlan, model_id:str, threads, timeout) -> tuple:
-    "llama-server for `gguf` (else llama-cpp-python's server), not started yet, and what run.json records about it."
+def _llama_cpp_server(gguf, plan:EnginePlan, model_id:str, threads, timeout, loras:dict|None=None) -> tuple:
+    "llama-server for `gguf` (else llama-cpp-python's server), not started yet, and what run.json records about it; `loras`: {name: GGUF LoRA file}."
     binary, port = llama_server_path(), free_port()
-    details = {'gguf': str(gguf), 'dtype': gguf_file_type(gguf), 'quantization': 'gguf', 'attn': None}
+    details = {'gguf': str(gguf), 'dtype': gguf_file_type(gguf), 'quantization': 'gguf', 'attn': None, **({'loras': list(loras)} if loras else {})}
     if binary:
-        server = EngineServer('llama.cpp', llama_server_cmd(binary, gguf, port, plan, model_id, threads), port, '/health', timeout)
+        server = EngineServer('llama.cpp', llama_server_cmd(binary, gguf, port, plan, model_id, threads, list((loras or {}).values())), port, '/health', timeout)
         return server, {**details, 'server': 'llama-server', 'version': _llama_server_version(binary)}
+    if loras: raise MTBenchError(f"LoRA adapters need llama-server, and llama-cpp-python's server is what is here; {install_hint('llama.cpp').split(', or pip')[0]}")
     from importlib.metadata import version
     server = EngineServer('llama.cpp', llama_cpp_python_cmd(gguf, port, plan, model_id, threads), port, '/v1/models', timeout)
     return server, {**details, 'server': 'llama-cpp-python', 'version': version('llama-cpp-python')}
 
 # %% ../nbs/02d_engines.ipynb #b14148d9
-def _llama_cpp(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, threads, timeout):
+def _llama_cpp(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, threads, timeout, loras=None):
     from transformers import AutoTokenizer, AutoConfig
     gguf, meta, binary = src.location, gguf_meta(src.location), llama_server_path()
     arch = src.spec.arch if src.spec else Arch.from_config(AutoConfig.from_pretrained(meta))
     plan = plan_engine('llama.cpp', arch, Path(gguf).stat().st_size, gen if binary else gen.update(batch_size=1), device, prompt_tokens)
     if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower max_new_tokens or batch_size, or raise memory_limit")
-    server, details = _llama_cpp_server(gguf, plan, model_id, threads, timeout)
+    server, details = _llama_cpp_server(gguf, plan, model_id, threads, timeout, loras)
     tok = AutoTokenizer.from_pretrained(meta)
     server.start()
     be = EngineBackend(server, tok, model_id, plan, token_prompts=bool(binary), sampling={'top_k': 50, 'min_p': 0.0, 'repeat_penalty': 1.0},
@@ -533,8 +573,10 @@ def _llama_cpp(src, model_id:str, gen:Generation, device:str, prompt_tokens:int,
     return be
 
 # %% ../nbs/02d_engines.ipynb #f19cab2c
-def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, timeout):
+def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, timeout, loras=None):
     from transformers import AutoTokenizer
+    alone = src.kind == 'adapter' # served over its base, under its own name
+    if alone: src, loras, model_id = resolve_model(src.base), {**(loras or {}), model_id: src.location}, model_id
     from mtbench.models import model_arch
     from mtbench.memory import DTYPE_BYTES, norm_dtype, best_dtype, torch_cuda
     arch = model_arch(src.location)
@@ -544,12 +586,15 @@ def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, time
     plan = plan_engine('vllm', arch, arch.params*DTYPE_BYTES[dt], gen, device, prompt_tokens, total_gb=total)
     if not plan.fits: raise MTBenchError(f"{model_id} does not fit: {plan}; lower max_new_tokens or batch_size, raise memory_limit or num_gpus")
     port = free_port()
-    server = EngineServer('vllm', vllm_cmd(src.location, port, plan, model_id, gen.num_gpus, gen.dtype), port, '/health', timeout)
+    server = EngineServer('vllm', vllm_cmd(src.location, port, plan, 'base' if alone else model_id, gen.num_gpus, gen.dtype, loras), port, '/health', timeout)
     from importlib.metadata import version
-    details = {'server': 'vllm serve', 'version': version('vllm'), 'dtype': dt, 'quantization': 'none', 'attn': None, 'num_gpus': gen.num_gpus}
+    details = {'server': 'vllm serve', 'version': version('vllm'), 'dtype': dt, 'quantization': 'none', 'attn': None, 'num_gpus': gen.num_gpus,
+               **({'loras': list(loras)} if loras else {})}
     tok = AutoTokenizer.from_pretrained(src.location)
     server.start()
-    return EngineBackend(server, tok, model_id, plan, sampling={'top_k': 50, 'min_p': 0.0, 'top_p': _gen_top_p(src.location)}, details=details)
+    be = EngineBackend(server, tok, model_id, plan, sampling={'top_k': 50, 'min_p': 0.0, 'top_p': _gen_top_p(src.location)}, details=details)
+    if alone: be.model = model_id # its requests name the adapter; the base is served as 'base'
+    return be
 
 # %% ../nbs/02d_engines.ipynb #48df39c1
 @patch
@@ -561,6 +606,7 @@ def open(self:EngineChoice, src, # the model's `ModelSource` (None: served elsew
          endpoint:dict|None=None, # {base_url, model, api_key_env} of a model served elsewhere
          threads:int|None=None, # llama.cpp's CPU threads (default: the idle cores, `llama_threads`)
          timeout:float|None=None, # seconds to wait for the server (default: 600, vLLM 1800)
+         loras:dict|None=None, # LoRA adapters the engine serves beside the model: {name: GGUF file} (llama.cpp), {name: folder} (vLLM)
         ):
     "The backend: the server's client (endpoint), the model loaded (transformers), or the engine started and sized; the caller closes it."
     if self.name == 'endpoint':
@@ -571,12 +617,13 @@ def open(self:EngineChoice, src, # the model's `ModelSource` (None: served elsew
         if self.why != 'asked for': be.engine_info = self.record() # auto: run.json says why it came to transformers
         return be
     device = device or default_device()
-    if self.name == 'llama.cpp': be = _llama_cpp(src, model_id, gen, device, prompt_tokens, threads, timeout or 600)
-    else: be = _vllm(src, model_id, gen, device, prompt_tokens, timeout or 1800)
+    if self.name == 'llama.cpp': be = _llama_cpp(src, model_id, gen, device, prompt_tokens, threads, timeout or 600, loras)
+    else: be = _vllm(src, model_id, gen, device, prompt_tokens, timeout or 1800, loras)
     be.details['chosen'] = self.why
     log.info(f"{self.name}: {be.plan}")
     return be
 
+# %% ../nbs/02d_engines.ipynb #38e6593f
 def start_engine(model:str, # a registry name, .gguf file, folder or Hugging Face id
                  gen:Generation|None=None, # engine (transformers, llama.cpp, vllm or auto), memory_limit, batch_size, num_gpus, dtype, max_new_tokens
                  model_id:str|None=None, # the answer file's name (default: from the model)

@@ -5,7 +5,7 @@
 # %% ../nbs/05_evaluator.ipynb #43c8e569
 from __future__ import annotations
 import contextvars, importlib, inspect, json, os, platform, re, sys, tempfile, threading, time, warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from fastcore.basics import store_attr, patch
 from .errors import MTBenchError, log
@@ -14,6 +14,7 @@ from .store import StorageError, RecordFile
 from .runfolder import RunFolder, RunLoop, Filing, file_stem, library_versions, writable
 from .client import check_endpoints
 from .settings import RunSettings, Generation, SettingError, ShowSettings
+from .sweeps import expand_models
 
 # %% auto #0
 __all__ = ['ModelPlan', 'ResolvedRun', 'off_protocol_tag', 'model_id_for', 'resolve_run', 'MTBenchEvaluator', 'Progress',
@@ -30,6 +31,7 @@ class ModelPlan:
     endpoint:dict|None=None # {base_url, model, api_key_env} when it is served elsewhere (--model-base-url, a --config's server)
     engine:object=None # what answers with it and why: a `mtbench.engines.EngineChoice` (`choose_engine`, once)
     problem:Exception|None=None # why it cannot be answered (an unknown model, an engine that cannot run it): its step fails with it, the others go on
+    group:str|None=None # the base it shares with other models of the run (`mtbench.sweeps.sweep_groups`): answered from one loaded base
 
 @dataclass(frozen=True)
 class ResolvedRun:
@@ -84,6 +86,14 @@ def model_id_for(name:str, # the model as given
     if src is None: return file_stem(str(name).rstrip('/').split('/')[-1]) # on --model-base-url: the served name's last segment
     return default_model_id(name, src)
 
+# %% ../nbs/05_evaluator.ipynb #d52eb7ba
+def _with_groups(plans:tuple) -> tuple:
+    "`plans` with the base each one shares with others of the run (`sweep_groups`), answered in process or by one engine; a group's models take its base's engine."
+    from mtbench.sweeps import sweep_groups
+    g = sweep_groups({p.name: p.source for p in plans if p.source is not None and p.engine is not None and p.engine.name in ('transformers', 'llama.cpp', 'vllm')})
+    eng = {g[p.name]: p.engine for p in plans if p.name in g and p.source.kind != 'adapter'} # the base's engine serves its group
+    return tuple(replace(p, group=g.get(p.name), engine=eng.get(g.get(p.name), p.engine)) for p in plans)
+
 # %% ../nbs/05_evaluator.ipynb #r3s0lv04
 def _model_filing(name, run, gen) -> tuple:
     "(its endpoint, its `ModelSource`, its `Filing`) of one model; the `MTBenchError` that says it cannot be found in place of the filing."
@@ -121,7 +131,7 @@ def resolve_run(run:RunSettings, # the run's settings, as the entry point built 
     folder, device = RunFolder(Path(run.output_dir)/bench.folder('')), default_device() # bench.folder(''): the benchmark's own subfolder
     pre = [_model_filing(m, run, gen) for m in run.models]
     names = iter(folder.file_names([f for *_, f in pre if isinstance(f, Filing)])) # each model its own file, whatever its name (one name each, every run)
-    plans = tuple(_model_plan(m, ep, src, f, next(names) if isinstance(f, Filing) else None, folder, gen, device) for m, (ep, src, f) in zip(run.models, pre))
+    plans = _with_groups(tuple(_model_plan(m, ep, src, f, next(names) if isinstance(f, Filing) else None, folder, gen, device) for m, (ep, src, f) in zip(run.models, pre)))
     return ResolvedRun(run, bench, asked, qs, folder, gen, device, longest_prompt(qs, gen.max_new_tokens, asked) if qs else 0, plans)
 
 # %% ../nbs/05_evaluator.ipynb #f02747a7
@@ -133,6 +143,7 @@ class MTBenchEvaluator:
                 ):
         s = settings or RunSettings()
         if kw or models is not None: s = RunSettings.from_flat({**s.flat(), **kw, **({'models': list(models)} if models is not None else {})})
+        if s.models and (ms := expand_models(s.models)) != list(s.models): s = s.update(models=ms) # globs, Trainer folders: their checkpoints by step
         self.settings = s # built once; another run is another evaluator
     @property
     def models(self) -> list:
@@ -224,6 +235,29 @@ class Progress:
 
 MTBenchEvaluator._progress = Progress() # what `answer` and `judge_models` use outside `run`
 
+# %% ../nbs/05_evaluator.ipynb #f441135e
+@patch(as_prop=True)
+def shared(self:MTBenchEvaluator):
+    "The base the run holds for models that share it (`mtbench.sweeps.SharedBase`): loaded at a group's first model, released after its last."
+    from mtbench.sweeps import SharedBase
+    return self.__dict__.setdefault('_shared', SharedBase())
+
+@patch
+def _open(self:MTBenchEvaluator, m:ModelPlan):
+    "The backend that answers `m`: its engine's, or over the shared base of its group (with its adapter)."
+    rr = self.resolve()
+    if not m.group: self.shared.close(); return m.engine.open(m.source, m.model_id, rr.gen, rr.prompt_tokens, rr.device, m.endpoint)
+    be = self.shared.open(m.group, {p.model_id: p.source for p in rr.models if p.group == m.group}, m.model_id, rr.gen, rr.prompt_tokens, m.engine, rr.device)
+    if m.engine.name == 'transformers': be.engine_info = m.engine.record() # an engine's view says it itself
+    return be
+
+@patch
+def _next_shares(self:MTBenchEvaluator, m:ModelPlan) -> bool:
+    "Whether the model after `m` in the run's order shares its base (so the base stays loaded)."
+    ms = self.resolve().models
+    k = ms.index(m)
+    return bool(m.group) and k + 1 < len(ms) and ms[k + 1].group == m.group
+
 # %% ../nbs/05_evaluator.ipynb #8aa8164b
 @patch
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
@@ -235,10 +269,12 @@ def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
     m = next(p for p in rr.models if p.name == model)
     if m.problem: raise m.problem
     try:
-        backend = m.engine.open(m.source, m.model_id, rr.gen, rr.prompt_tokens, rr.device, m.endpoint)
+        backend = self._open(m)
         try: info = answer_questions(backend, rr.questions, m.answers, rr.gen, rr.asked, self._progress.bar)
-        finally: backend.close() # frees the model, or stops the engine's server
-    finally: free_memory()
+        finally: backend.close() # frees the model, or stops the engine's server (a shared base stays)
+    finally:
+        if not self._next_shares(m): self.shared.close() # the group's last model in a row: its base goes
+        free_memory()
     self._timed(f'answers:{model}', t0)
     return info
 
@@ -364,6 +400,17 @@ def _show_settings(self:MTBenchEvaluator, score:str='score', # what the tables c
     return ShowSettings(judge=self.judge_name, model_list=self._answered or None, baseline=j.baseline if j.mode == 'pairwise-baseline' else None,
                         mode=None if j.mode == 'single' else j.mode, score=score)
 
+# %% ../nbs/05_evaluator.ipynb #ae6ef396
+@patch
+def _check_adapters(self:MTBenchEvaluator):
+    "Each answered adapter's answers against its base's (`mtbench.sweeps.adapter_checks`), into run.json's model records."
+    from mtbench.sweeps import adapter_checks
+    ms = [p for p in self.resolve().models if p.group and p.name in self._loop.models]
+    checks = adapter_checks({p.model_id: p.group for p in ms}, {p.model_id: p.answers.path for p in ms}, {p.model_id for p in ms if p.source.kind == 'adapter'})
+    for p in ms:
+        if p.model_id in checks: self._loop.models[p.name]['adapter_check'] = checks[p.model_id]
+    if checks: self._loop.save() # before the report, which reads them there
+
 # %% ../nbs/05_evaluator.ipynb #cf61ae0a
 @patch
 def _finish(self:MTBenchEvaluator) -> dict:
@@ -372,6 +419,7 @@ def _finish(self:MTBenchEvaluator) -> dict:
     pr, answered, n = self._progress, self._answered, len(self.models)
     if not answered and self._loop.failures: # nothing to judge or report: the causes are the run's last line, not a missing file
         raise MTBenchError(f"no model answered: " + '; '.join(f"{m}: {why}" for m, why in self._loop.failures.items()))
+    self.shared.close(); self._check_adapters()
     if self._judging:
         pr.step(f"judging {answered[-1]} ({len(answered)} of {n}) with {self.judge_spec.name}")
         pr.wait(self._judging); self._judging.result()
@@ -395,7 +443,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     self._progress, self._judging, self._answered = progress or Progress(), None, []
     self._background = not self.judge_spec.local and self.settings.judging.mode == 'single'
     self._loop = RunLoop(self.folder, self._fixed_record(command))
-    stop = lambda: self._judging and self._judging.stop() # in a notebook the process lives on: the judging must end too
+    stop = lambda: (self.shared.close(), self._judging and self._judging.stop()) # in a notebook the process lives on: the judging must end, the base go
     summary = self._loop.run(self.models, self._answer_step, self._finish, after=self._judge_behind, on_stop=stop)
     return EvalResults(summary, self._loop.failures, self)
 

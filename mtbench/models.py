@@ -6,7 +6,7 @@
 from __future__ import annotations
 import contextlib, hashlib, importlib.util, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from .errors import MTBenchError, log
 from .pins import cache_dir, sha256_file
@@ -18,8 +18,8 @@ from .settings import Generation, RunSettings, SettingError
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
            'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
            'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
-           'default_model_id', 'model_path', 'ready_for_generation', 'load_model', 'free_port', 'serve_model',
-           'models_cli']
+           'default_model_id', 'model_path', 'ready_for_generation', 'load_model', 'adapter_params', 'attach_adapters',
+           'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -451,12 +451,15 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
                revision:str|None=None, # hub branch, tag or commit
                model_id:str|None=None, # name for model_answer/{model_id}.jsonl (default: from `name`)
                max_batch:int=64, # never plan a larger batch
+               adapters:dict|None=None, # {name: PEFT adapter folder}: attached to this base unmerged, each under its name (`attach_adapters`)
               ) -> LoadedModel:
     "Load model `name` with the best dtype, quantization and attention that fit the memory budget."
     gen = gen if gen is not None else Generation()
     src = resolve_model(name)
     device = _load_device(device)
-    plan = plan_memory(model_arch(src, revision), device, gen, prompt_tokens=prompt_tokens, max_batch=max_batch)
+    arch = model_arch(src, revision)
+    if adapters: arch = replace(arch, params=arch.params + sum(map(adapter_params, adapters.values()))) # the plan counts their weights
+    plan = plan_memory(arch, device, gen, prompt_tokens=prompt_tokens, max_batch=max_batch)
     if not plan.fits:
         raise MTBenchError(f"{name} does not fit: {plan}; lower batch_size or max_new_tokens, raise memory_limit, "
                            f"try quantization 4bit, or serve it elsewhere and give its model_base_url")
@@ -466,6 +469,7 @@ def load_model(name:str, # registry name, Hugging Face id, local folder, .gguf f
     with mon.phase('load'):
         if src.kind == 'adapter': model, tok, loc, rev, base = _load_adapter(src, revision, plan, attn_impl)
         else: (model, tok, loc, rev), base = _load(src, revision, plan, attn_impl), None
+        if adapters: model = attach_adapters(model, adapters)
         model.eval()
     ready_for_generation(model, tok)
     return LoadedModel(model, tok, model_id or default_model_id(name, src), device, plan.dtype, plan.quantization, attn_impl,
@@ -484,6 +488,30 @@ def _load_adapter(src, revision, plan, attn_impl):
     if any((Path(src.location)/f).exists() for f in ('tokenizer.json', 'tokenizer_config.json')):
         tok = AutoTokenizer.from_pretrained(src.location)
     return model, tok, src.location, rev, base_src.location
+
+# %% ../nbs/02_models.ipynb #8e74d262
+def adapter_params(folder:str|Path, # a PEFT adapter folder
+                  ) -> int:
+    "The adapter's parameter count, from its weights file's header (safetensors), or its size at 4 bytes a parameter (a .bin)."
+    f = Path(folder)/'adapter_model.safetensors'
+    if not f.exists():
+        b = Path(folder)/'adapter_model.bin'
+        return b.stat().st_size // 4 if b.exists() else 0
+    from safetensors import safe_open
+    import math
+    with safe_open(str(f), 'pt') as st: return sum(math.prod(st.get_slice(k).get_shape()) for k in st.keys())
+
+# %% ../nbs/02_models.ipynb #d8f50b3b
+def attach_adapters(model, # a loaded base model (transformers)
+                    adapters:dict, # {name: PEFT adapter folder}
+                   ):
+    "`model` as a PEFT model with each of `adapters` attached once under its name, unmerged, the first active."
+    try: from peft import PeftModel
+    except ImportError: raise MTBenchError(f"{next(iter(adapters.values()))} is a PEFT adapter: pip install peft") from None
+    (first, path), *rest = adapters.items()
+    model = PeftModel.from_pretrained(model, str(path), adapter_name=first)
+    for name, p in rest: model.load_adapter(str(p), adapter_name=name)
+    return model
 
 # %% ../nbs/02_models.ipynb #3106728e
 def free_port() -> int:

@@ -92,5 +92,6 @@ def _thinking_notes(output_dir, model_list=None) -> list:
 def run_notes(output_dir, # the run folder (None: a judgment file alone, no notes)
               model_list:list|None=None, # only these models
              ) -> list:
-    "What the run folder knows that the judgments do not: answers asked off the protocol (run.json), answers that thought."
-    return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list)
+    "What the run folder knows that the judgments do not: answers asked off the protocol (run.json), answers that thought, adapters that changed nothing (run.json)."
+    from mtbench.sweeps import adapter_notes
+    return _protocol_note(output_dir) + _thinking_notes(output_dir, model_list) + adapter_notes(RunFolder(output_dir).read_manifest() if output_dir else None)

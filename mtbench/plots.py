@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['category_label', 'plot_radar', 'plot_heatmap', 'plot_turns', 'plot_speed', 'plot_pairwise', 'plot_forest',
-           'safe_name', 'save_figures']
+           'plot_sweep', 'safe_name', 'save_figures']
 
 # %% ../nbs/06f_plots.ipynb #95095163
 import re, sys, warnings
@@ -186,6 +186,24 @@ def plot_forest(res:Results, # what `show_results` returned
     fig.suptitle(f"Paired difference from {keys[0][1] if one else 'the earlier model'} (judge: {judge}): mean score, 95% CI clustered by question")
     return fig
 
+# %% ../nbs/06f_plots.ipynb #213fe2bf
+def plot_sweep(res:Results, # what `show_results` returned
+               judge:str|None=None, # which judge's comparisons (default the first)
+              ):
+    "A sweep's checkpoints against the base by training step: the paired difference of the mean score, 95% CI; None without checkpoints."
+    import numpy as np
+    steps, c = getattr(res, 'steps', None) or {}, res.compare[(res.compare.measure == 'score') & res.compare.category.isna() & res.compare.turn.isna()]
+    if not steps or not len(c): return None
+    c, judge = _one_judge(c, judge, 'paired comparisons')
+    c = c[c.model.isin(list(steps)) & ~c.baseline.isin(list(steps))].assign(step=lambda d: d.model.map(steps)).sort_values('step')
+    if not len(c): return None
+    d, lo, hi = (c[k].astype(float).to_numpy() for k in ('diff', 'ci_low', 'ci_high'))
+    fig = _figure(6.4, 3.8); ax = fig.subplots()
+    ax.errorbar(c.step, d, yerr=np.nan_to_num([d - lo, hi - d]), fmt='-o', color='#4C72B0', capsize=3)
+    ax.axhline(0, color='#777777', lw=0.8, ls='--'); ax.set_xlabel('training step'); ax.set_ylabel(f"mean score minus {c.baseline.iloc[0]}'s")
+    ax.set_title(f"Checkpoints against {c.baseline.iloc[0]} (judge: {judge}), 95% CI clustered by question")
+    return fig
+
 # %% ../nbs/06f_plots.ipynb #c21aaf4f
 def safe_name(name:str, # a judge's name, e.g. local:smollm2-135m
              ) -> str:
@@ -200,6 +218,7 @@ def _figures(res) -> list:
     figs += [(f"pairwise{'' if len(pair) == 1 else '_' + safe_name(j)}", plot_pairwise(res, j)) for j in pair]
     compared = list(dict.fromkeys(res.compare[res.compare.measure == 'score'].judge))
     figs += [(f"forest{'' if len(compared) == 1 else '_' + safe_name(j)}", plot_forest(res, j)) for j in compared]
+    figs += [(f"sweep{'' if len(compared) == 1 else '_' + safe_name(j)}", plot_sweep(res, j)) for j in compared] # None but for a sweep
     return figs + [('speed', plot_speed(res))]
 
 # %% ../nbs/06f_plots.ipynb #41b2d4f8

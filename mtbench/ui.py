@@ -363,15 +363,15 @@ class RunnerPanel:
         self.download_button = W.Button(description='Download (zip)', icon='download', disabled=True)
         self.status, self.progress, self.table, self.compare, self.speed, self.cost = W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML(), W.HTML()
         self.out = W.Output(layout=W.Layout(max_height='320px', overflow='auto'))
-        self.radar, self.heatmap = [W.Image(format='png', layout=W.Layout(width='48%', max_width='600px', height='auto', object_fit='contain'))
-                                    for _ in range(2)]
+        self.radar, self.heatmap, self.sweep = [W.Image(format='png', layout=W.Layout(width=w, max_width='600px', height='auto', object_fit='contain', display=d))
+                                                for w, d in (('48%', ''), ('48%', ''), ('96%', 'none'))] # the last: a sweep's score by training step
         self._wire()
 
 # %% ../nbs/08_colab.ipynb #5c0cafaa
 def _tag(w, name): w.add_class(f'mtbench-{name}'); return w
 
 _NAMES = ('models other_models judge judge_model judge_base_url api_key benchmark questions max_questions categories engine precision memory_limit batch_size max_new_tokens judge_max_tokens judge_logprobs '
-          'output_dir drive run_button confirm_button download_button status progress score table compare page_button page speed cost radar heatmap out results box').split()
+          'output_dir drive run_button confirm_button download_button status progress score table compare page_button page speed cost radar heatmap sweep out results box').split()
 
 # %% ../nbs/08_colab.ipynb #61a9498d
 @patch
@@ -385,7 +385,7 @@ def _wire(self:RunnerPanel):
     self.score = W.ToggleButtons(options=[("FastChat's score", 'score'), ('Expected score', 'expected')], value='score', description='Count',
                                  tooltips=["the judge's digit, as FastChat counts it", "the judge's probability-weighted rating (Judge's probabilities)"],
                                  style=dict(description_width='initial'), layout=W.Layout(display='none'))
-    self.results = W.VBox([self.score, self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start'))],
+    self.results = W.VBox([self.score, self.table, self.compare, self.page_button, self.page, self.speed, self.cost, W.HBox([self.radar, self.heatmap], layout=W.Layout(align_items='flex-start')), self.sweep],
                           layout=W.Layout(display='none'))
     self.confirm_button = W.Button(description='Confirm', button_style='warning', icon='check', layout=W.Layout(display='none', width='auto'))
     self.confirmed = self.asked = None # the estimated cost confirmed (`_confirm`), and the one asked about
@@ -663,9 +663,10 @@ def _show(self:RunnerPanel, res):
     costs = [r['cost_usd'] for r in s['judge_cost']]
     self.cost.value = rows_html("Judge: tokens and cost" + ('' if None in costs else f" (total {format_money(sum(costs))} USD)"),
                                 s['judge_cost'], COST_COLS)
-    for name in ('radar', 'heatmap'):
+    for name in ('radar', 'heatmap', 'sweep'):
         p = res.figures.get(name)
         getattr(self, name).value = p.read_bytes() if p else b''
+    self.sweep.layout.display = '' if self.sweep.value else 'none' # a sweep's checkpoints by step: only for a sweep
     self.page_button.value, self.page.value = False, ''
     self.score.layout.display = '' if 'expected' in res.table and res.table['expected'].notna().any() else 'none' # judged with its probabilities
     self.results.layout.display = ''
