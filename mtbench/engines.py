@@ -4,7 +4,7 @@
 
 # %% ../nbs/02d_engines.ipynb #f1773a8e
 from __future__ import annotations
-import asyncio, atexit, contextlib, copy, ctypes, hashlib, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+import asyncio, atexit, contextlib, copy, ctypes, importlib.util, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 from dataclasses import dataclass, asdict
 from typing import NamedTuple
@@ -385,11 +385,9 @@ def peak_memory_gb(self:EngineServer) -> float|None:
 def gguf_meta(gguf:str|Path # a .gguf model file
              ) -> Path:
     "A cached folder with the tokenizer and config read from GGUF file `gguf` (read on first use)."
-    from mtbench.models import build_once, MARKER
+    from mtbench.models import build_once, file_key, MARKER
     from mtbench.pins import cache_dir
-    gguf = Path(gguf).resolve()
-    st = gguf.stat()
-    key = hashlib.sha256(f'{gguf}:{st.st_size}:{st.st_mtime_ns}'.encode()).hexdigest()[:10]
+    gguf, key = Path(gguf).resolve(), file_key(gguf)
     def build(d):
         from transformers import AutoTokenizer, AutoConfig
         log.info(f"reading the tokenizer of {gguf.name} (once)")

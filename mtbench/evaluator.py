@@ -472,6 +472,7 @@ def rescore(self:MTBenchEvaluator, score:str='score', # 'expected': the judge's 
            ) -> EvalResults:
     "A finished run's report again, its tables counting `score`: results/ rewritten from the judgments on disk."
     from mtbench.tables import write_report
+    if '_loop' not in self.__dict__: raise MTBenchError(f"rescore counts a finished run's judgments again: run() first (or, on a run's folder, mtbench show --score {score} --report)")
     summary = write_report(self.run_dir, self._show_settings(score), self.settings.selection, benchmark=self.bench)
     return EvalResults(summary, self._loop.failures, self)
 

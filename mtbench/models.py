@@ -16,10 +16,10 @@ from .settings import Generation, RunSettings, SettingError
 
 # %% auto #0
 __all__ = ['HF_TOKEN_HELP', 'MODELS', 'MARKER', 'SMOLLM2_WAYS', 'ModelSpec', 'ModelSource', 'resolve_model', 'smollm2_gguf',
-           'build_once', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache', 'hub_access',
-           'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config', 'LoadedModel',
-           'default_model_id', 'model_path', 'ready_for_generation', 'load_model', 'adapter_params', 'attach_adapters',
-           'free_port', 'serve_model', 'models_cli']
+           'build_once', 'file_key', 'local_folder', 'model_arch', 'hf_token', 'hub_offline', 'in_hub_cache',
+           'hub_access', 'access_problem', 'check_models', 'flash_attention_status', 'choose_attention', 'bnb_config',
+           'LoadedModel', 'default_model_id', 'model_path', 'ready_for_generation', 'load_model', 'adapter_params',
+           'attach_adapters', 'free_port', 'serve_model', 'models_cli']
 
 # %% ../nbs/02_models.ipynb #4c4ef98f
 @dataclass
@@ -169,6 +169,14 @@ def build_once(dest:Path, # the folder to create
         finally: shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
+# %% ../nbs/02_models.ipynb #98849227
+def file_key(path:str|Path, # the file a cache entry is made from
+             *extra, # anything else the entry depends on
+            ) -> str:
+    "A short key of the file at `path` as it is now (its resolved path, size and modification time) and `extra`: what is cached from it is made again when it changes."
+    p = Path(path).resolve(); st = p.stat()
+    return hashlib.sha256(':'.join(map(str, [p, st.st_size, st.st_mtime_ns, *extra])).encode()).hexdigest()[:10]
+
 # %% ../nbs/02_models.ipynb #e198fbcc
 def _convert_gguf(gguf:Path, out:Path):
     "Write the model and tokenizer in GGUF file `gguf` to folder `out` as a plain transformers checkpoint."
@@ -186,9 +194,7 @@ def _convert_gguf(gguf:Path, out:Path):
 def _gguf_folder(gguf:str|Path, name:str|None=None) -> Path:
     "The cached transformers folder converted from `gguf` (converted on first use)."
     gguf = Path(gguf).resolve()
-    if name is None:
-        st = gguf.stat()
-        name = f"{gguf.stem}-{hashlib.sha256(f'{gguf}:{st.st_size}:{st.st_mtime_ns}'.encode()).hexdigest()[:10]}"
+    if name is None: name = f"{gguf.stem}-{file_key(gguf)}"
     return build_once(cache_dir()/'models'/name, lambda d: _convert_gguf(gguf, Path(d)))
 
 # %% ../nbs/02_models.ipynb #89f9f9d8

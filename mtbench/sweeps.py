@@ -4,7 +4,7 @@
 
 # %% ../nbs/02g_sweeps.ipynb #15d6ace0
 from __future__ import annotations
-import glob, hashlib, json, os, re, subprocess, sys
+import glob, json, os, re, subprocess, sys
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
@@ -183,7 +183,7 @@ def lora_gguf(adapter:str|Path, # a PEFT adapter's folder
               base:str|Path, # its base model's folder (the converter reads its config)
              ) -> Path:
     "`adapter` as a GGUF LoRA file for llama-server, made once by llama.cpp's own converter (cached by the adapter's path and weights)."
-    from mtbench.models import build_once, MARKER
+    from mtbench.models import build_once, file_key, MARKER
     from mtbench.pins import cache_dir
     conv, a = lora_converter(), Path(adapter).resolve()
     if conv is None: raise MTBenchError(f"llama.cpp's convert_lora_to_gguf.py is not here (tools/build_llama_cpp.sh keeps it; or set {LLAMA_CPP_DIR_ENV} to a llama.cpp checkout)")
@@ -193,8 +193,7 @@ def lora_gguf(adapter:str|Path, # a PEFT adapter's folder
                            capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': str(conv.parent/'gguf-py')})
         if r.returncode: raise MTBenchError(f"{a}: llama.cpp's converter failed: {(r.stderr.strip().splitlines() or ['no output'])[-1][:300]}")
         (Path(d)/MARKER).write_text(json.dumps({'adapter': str(a), 'base': str(base), 'converter': str(conv)}))
-    key = hashlib.sha256(f'{a}:{w.stat().st_size}:{w.stat().st_mtime_ns}:{Path(base).resolve()}'.encode()).hexdigest()[:10]
-    return build_once(cache_dir()/'loras'/f'{a.name}-{key}', build)/'lora.gguf'
+    return build_once(cache_dir()/'loras'/f'{a.name}-{file_key(w, Path(base).resolve())}', build)/'lora.gguf'
 
 # %% ../nbs/02g_sweeps.ipynb #d1034bfa
 @patch
