@@ -393,7 +393,7 @@ def gguf_meta(gguf:str|Path # a .gguf model file
         log.info(f"reading the tokenizer of {gguf.name} (once)")
         AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(d)
         AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(d)
-        (Path(d)/MARKER).write_text(json.dumps({'gguf': str(gguf), 'size': st.st_size}))
+        (Path(d)/MARKER).write_text(json.dumps({'gguf': str(gguf), 'size': gguf.stat().st_size}))
     return build_once(cache_dir()/'gguf-meta'/f'{gguf.stem}-{key}', build)
 
 # %% ../nbs/02d_engines.ipynb #c65b1cce
