@@ -574,7 +574,7 @@ def _llama_cpp(src, model_id:str, gen:Generation, device:str, prompt_tokens:int,
 def _vllm(src, model_id:str, gen:Generation, device:str, prompt_tokens:int, timeout, loras=None):
     from transformers import AutoTokenizer
     alone = src.kind == 'adapter' # served over its base, under its own name
-    if alone: src, loras, model_id = resolve_model(src.base), {**(loras or {}), model_id: src.location}, model_id
+    if alone: src, loras = resolve_model(src.base), {**(loras or {}), model_id: src.location}
     from mtbench.models import model_arch
     from mtbench.memory import DTYPE_BYTES, norm_dtype, best_dtype, torch_cuda
     arch = model_arch(src.location)

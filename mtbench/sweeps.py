@@ -12,8 +12,8 @@ from .errors import MTBenchError, log
 from .backends import HFBackend
 
 # %% auto #0
-__all__ = ['LLAMA_CPP_DIR_ENV', 'checkpoint_step', 'expand_models', 'base_key', 'sweep_groups', 'random_loras', 'adapter_name',
-           'SharedBackend', 'SharedBase', 'lora_b_zero', 'lora_converter', 'lora_gguf', 'answers_alike',
+__all__ = ['LLAMA_CPP_DIR_ENV', 'CONVERT_TIMEOUT', 'checkpoint_step', 'expand_models', 'base_key', 'sweep_groups', 'random_loras',
+           'adapter_name', 'SharedBackend', 'SharedBase', 'lora_b_zero', 'lora_converter', 'lora_gguf', 'answers_alike',
            'adapter_checks', 'adapter_notes', 'sweep_steps']
 
 # %% ../nbs/02g_sweeps.ipynb #6744ff0b
@@ -170,6 +170,7 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
 
 # %% ../nbs/02g_sweeps.ipynb #562dea94
 LLAMA_CPP_DIR_ENV = 'MTBENCH_LLAMA_CPP_DIR' # a llama.cpp source checkout, for its convert_lora_to_gguf.py
+CONVERT_TIMEOUT = 1800 # seconds a conversion may take (a hang guard: an adapter converts in seconds)
 
 def lora_converter() -> Path|None:
     "llama.cpp's convert_lora_to_gguf.py: in $MTBENCH_LLAMA_CPP_DIR, else in the source tools/build_llama_cpp.sh built llama-server from."
@@ -189,8 +190,9 @@ def lora_gguf(adapter:str|Path, # a PEFT adapter's folder
     if conv is None: raise MTBenchError(f"llama.cpp's convert_lora_to_gguf.py is not here (tools/build_llama_cpp.sh keeps it; or set {LLAMA_CPP_DIR_ENV} to a llama.cpp checkout)")
     w = max(a.glob('adapter_model.*'), key=lambda f: f.stat().st_mtime_ns, default=a/'adapter_config.json')
     def build(d):
-        r = subprocess.run([sys.executable, str(conv), '--base', str(base), '--outtype', 'f16', '--outfile', str(Path(d)/'lora.gguf'), str(a)],
-                           capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': str(conv.parent/'gguf-py')})
+        try: r = subprocess.run([sys.executable, str(conv), '--base', str(base), '--outtype', 'f16', '--outfile', str(Path(d)/'lora.gguf'), str(a)],
+                                capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': str(conv.parent/'gguf-py')}, timeout=CONVERT_TIMEOUT)
+        except subprocess.TimeoutExpired: raise MTBenchError(f"{a}: llama.cpp's converter did not finish in {CONVERT_TIMEOUT} s") from None
         if r.returncode: raise MTBenchError(f"{a}: llama.cpp's converter failed: {(r.stderr.strip().splitlines() or ['no output'])[-1][:300]}")
         (Path(d)/MARKER).write_text(json.dumps({'adapter': str(a), 'base': str(base), 'converter': str(conv)}))
     return build_once(cache_dir()/'loras'/f'{a.name}-{file_key(w, Path(base).resolve())}', build)/'lora.gguf'
