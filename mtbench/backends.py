@@ -237,7 +237,7 @@ def info(self:HFBackend) -> dict:
     s = d.stats
     return {**self.lm.info(), 'decoding': dict(slots=d.slots, static_cache=bool(d.static_room), cuda_graph=d.graph is not None,
             graph_seconds=round(s.graph_seconds, 2), prefill_seconds=round(s.prefill_seconds, 2), decode_seconds=round(s.decode_seconds, 2),
-            steps=s.steps, rows=s.admitted, refills=s.refills, halvings=s.halvings)}
+            steps=s.steps, rows=s.admitted, refills=s.refills, halvings=s.halvings, **({'mixed_steps': s.mixed_steps} if s.mixed_steps else {}))}
 
 # %% ../nbs/02c_backends.ipynb #bbac00fa
 @patch
@@ -341,18 +341,18 @@ class _Asked:
     turn: int = 1
 
 @patch
-def run_asking(self:HFBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion`
+def run_asking(self:HFBackend, main, # async (ask) -> anything: `await ask(messages, temperature, seed)` is one `Completion` (`adapter=`: its row's PEFT adapter)
                max_new_tokens:int=1024, # new tokens per answer
               ):
     "Run `main` with an `ask` that decodes one conversation in-process; returns what `main` returns. Ctrl-C or SIGTERM: no new question starts, those under way land (`halt`)."
     async def go():
         loop, dec, wake, self.halt, self.kept = asyncio.get_running_loop(), self.decoder(), asyncio.Event(), GracefulStop(), {}
-        async def ask(messages, temperature, seed, started=None, stop_at=None):
+        async def ask(messages, temperature, seed, started=None, stop_at=None, adapter=None):
             if self.halt.no_new and not (started and started[0]): raise NotSent(self.halt.why)
             urgent = bool(started) # its question is under way: its next turn goes first
             if started is not None and not started: started.append(True); self.halt.in_flight += 1
             turn = sum(m.get('role') == 'user' for m in messages) if isinstance(messages, list) else 1
-            r = self._row(messages, temperature, seed, stop_at, max_new_tokens, _Asked(loop.create_future(), turn))
+            r = self._row(messages, temperature, seed, stop_at, max_new_tokens, _Asked(loop.create_future(), turn), adapter)
             if isinstance(r, Completion): return r
             r.urgent = urgent; dec.add(r); wake.set()
             return await r.tag.future

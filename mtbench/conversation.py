@@ -5,6 +5,7 @@
 # %% ../nbs/03_conversation.ipynb #48af5a04
 from __future__ import annotations
 import asyncio, re, sys, time
+from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.foundation import L
 from .errors import MTBenchError, log
@@ -17,7 +18,7 @@ from .registry import make_backend, get_benchmark
 from .benchmark import Benchmark, own_history
 
 # %% auto #0
-__all__ = ['answer_wave', 'longest_prompt', 'generate_answers', 'answer_questions', 'answers_cli']
+__all__ = ['answer_wave', 'longest_prompt', 'generate_answers', 'AnswerJob', 'answer_together', 'answer_questions', 'answers_cli']
 
 # %% ../nbs/03_conversation.ipynb #9e39a131
 class _OwnHistory(Benchmark):
@@ -156,6 +157,18 @@ def _todo(out:RecordFile, questions:list, bench) -> tuple:
     todo = [q for q in questions if not _answered(have.get(q.question_id), q, bench)]
     return sorted(todo, key=lambda q: len(q.turns[0])), sum(q.question_id in have for q in todo)
 
+# %% ../nbs/03_conversation.ipynb #c0c04e8e
+@dataclass
+class AnswerJob:
+    "One model's share of an answering pass: its backend, its answer file, the questions it has to do and its counts."
+    backend: object # a `mtbench.backends.Backend` (several jobs of one pass: views of one loaded model, one per adapter)
+    out: RecordFile # its answer file, named and checked by the caller
+    todo: list = field(default_factory=list) # its questions not answered on disk (`_todo`)
+    stats: dict = field(default_factory=lambda: dict(new_tokens=0, answered=0, failed=0))
+    def done(self, rec:Answer):
+        "Count a record appended to `out`."
+        self.stats['answered' if 'error' not in rec.extra else 'failed'] += 1; self.stats['new_tokens'] += sum(rec.extra['new_tokens'])
+
 # %% ../nbs/03_conversation.ipynb #0229ec46
 def _progress(total, name, enabled):
     from tqdm.auto import tqdm # widget bars in a notebook, text on a terminal
@@ -164,21 +177,19 @@ def _progress(total, name, enabled):
                 dynamic_ncols=True)
 
 # %% ../nbs/03_conversation.ipynb #4574254c
-def _run_waves(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, stats:dict):
-    "Answer `todo` a wave at a time, each wave's records appended to `out` as it ends; counts go to `stats`."
-    t0 = time.perf_counter()
+def _run_waves(backend, jobs:list, gen:Generation, bench, bar):
+    "Answer the one job's `todo` a wave at a time (a backend that only has `generate`), each wave's records appended to its file as it ends."
+    (job,), t0, made = jobs, time.perf_counter(), [0]
     def on_turn(comps):
-        stats['new_tokens'] += sum(c.new_tokens for c in comps)
-        bar.set_postfix_str(f"{stats['new_tokens']/(time.perf_counter()-t0):.1f} tok/s", refresh=True)
-    i, n = 0, gen.num_choices
+        made[0] += sum(c.new_tokens for c in comps)
+        bar.set_postfix_str(f"{made[0]/(time.perf_counter()-t0):.1f} tok/s", refresh=True)
+    i, n, todo = 0, gen.num_choices, job.todo
     while i < len(todo):
         wave = todo[i:i + max(1, backend.batch_size//n)]
         for rec in answer_wave(backend, wave, n, gen.new_tokens(), on_turn, bench):
-            out.append(rec)
-            stats['answered' if 'error' not in rec.extra else 'failed'] += 1
-            bar.update(1)
+            job.done(job.out.append(rec)); bar.update(1)
         i += len(wave)
-        if out.stop_reason: raise out.stop_reason # the disk filled: this wave landed in the reserve, start no other
+        if job.out.stop_reason: raise job.out.stop_reason # the disk filled: this wave landed in the reserve, start no other
 
 # %% ../nbs/03_conversation.ipynb #9f182543
 async def _choice_turns(ask, bench, q, choice:int) -> list:
@@ -192,28 +203,31 @@ async def _choice_turns(ask, bench, q, choice:int) -> list:
     return comps
 
 # %% ../nbs/03_conversation.ipynb #5f1bb974
-def _run_pipelined(backend, todo:list, out:RecordFile, gen:Generation, bench, bar, stats:dict):
-    "Answer `todo` through a server (`backend.run_asking`), each question's turns back to back and its record appended when it is done; stopped, nothing new starts and the questions in flight land."
-    t0, n, queue, written = time.perf_counter(), gen.num_choices, iter(todo), [0]
-    async def question(ask, q):
-        started = [] # [True] once its first request is sent: from then on it is in flight, and finishes even when the run stops
-        got = await asyncio.gather(*[_choice_turns(lambda m, t, s: ask(m, t, s, started), bench, q, i) for i in range(n)], return_exceptions=True)
+def _queue(jobs:list) -> list:
+    "Every job's (job, question) pairs, shortest question first, one question's jobs side by side: with several jobs, rows of different adapters decode together."
+    return sorted(((j, q) for j in jobs for q in j.todo), key=lambda p: (len(p[1].turns[0]), str(p[1].question_id)))
+
+def _run_pipelined(backend, jobs:list, gen:Generation, bench, bar):
+    "Answer the jobs' questions through `backend.run_asking`, each question's turns back to back and its record appended when it is done; stopped, nothing new starts and the questions in flight land."
+    t0, n, queue = time.perf_counter(), gen.num_choices, iter(_queue(jobs))
+    async def question(ask, job, q):
+        started, kw = [], {} if job.backend is backend else {'adapter': job.backend.adapter} # started: [True] once its first request is sent (it lands even when the run stops)
+        got = await asyncio.gather(*[_choice_turns(lambda m, t, s: ask(m, t, s, started, **kw), bench, q, i) for i in range(n)], return_exceptions=True)
         if (e := next((x for x in got if isinstance(x, BaseException) and not isinstance(x, NotSent)), None)): raise e
         if not started: return # stopped before it sent anything: nothing to write
-        rec = out.append(_record(backend, q, got, gen.new_tokens(), backend.peak_memory_gb(), bench)); written[0] += 1
+        job.done(job.out.append(_record(job.backend, q, got, gen.new_tokens(), backend.peak_memory_gb(), bench)))
         h = backend.halt; h.in_flight -= 1; h.landed += h.no_new # (`run_asking` made it)
-        stats['answered' if 'error' not in rec.extra else 'failed'] += 1
-        stats['new_tokens'] += sum(rec.extra['new_tokens'])
-        bar.set_postfix_str(f"{stats['new_tokens']/(time.perf_counter()-t0):.1f} tok/s", refresh=False); bar.update(1)
-        if out.stop_reason: raise out.stop_reason # the disk filled: this record landed in the reserve, start no other
+        bar.set_postfix_str(f"{sum(j.stats['new_tokens'] for j in jobs)/(time.perf_counter()-t0):.1f} tok/s", refresh=False); bar.update(1)
+        if job.out.stop_reason: raise job.out.stop_reason # the disk filled: this record landed in the reserve, start no other
     async def worker(ask):
-        for q in queue:
+        for job, q in queue:
             if backend.halt.no_new: return
-            await question(ask, q)
+            await question(ask, job, q)
     backend.run_asking(lambda ask: asyncio.gather(*[worker(ask) for _ in range(2*backend.concurrency)]), gen.new_tokens())
-    if (lost := len(todo) - written[0]): # not stopped (`run_asking` raises then), yet questions without a record: they failed
-        stats['failed'] += lost
-        log.error(f"{backend.model_id}: {lost} of {len(todo)} questions produced no answer record (nothing was written for them): counted as failed")
+    for j in jobs:
+        if (lost := len(j.todo) - j.stats['answered'] - j.stats['failed']): # not stopped (`run_asking` raises then), yet questions without a record: they failed
+            j.stats['failed'] += lost
+            log.error(f"{j.backend.model_id}: {lost} of {len(j.todo)} questions produced no answer record (nothing was written for them): counted as failed")
 
 # %% ../nbs/03_conversation.ipynb #6dbddeeb
 def _compact(out:RecordFile):
@@ -232,6 +246,30 @@ def _summary(backend, out, asked, todo, stats, secs) -> dict:
             **({'engine': backend.engine_info} if backend.engine_info is not None else {})}
 
 # %% ../nbs/03_conversation.ipynb #6f4dc704
+def answer_together(jobs:list, # `AnswerJob`s: one; or several, views of one loaded model (`mtbench.sweeps.SharedBase`), each naming its adapter
+                    questions:list, # the `Question`s every job answers
+                    gen:Generation, # num_choices and max_new_tokens (the answer budget)
+                    bench=None, # how each turn is asked (default: FastChat's way)
+                    progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
+                   ) -> list:
+    "Answer `questions` with every job's backend into its file, skipping those answered there, in one pass (the first job's backend decodes them all, each row with its job's adapter); one summary per job."
+    bench, t0 = bench or _OwnHistory(), time.perf_counter()
+    for j in jobs:
+        j.todo, retry = _todo(j.out, questions, bench)
+        log.info(f"{j.backend.model_id}: {len(questions)-len(j.todo)} of {len(questions)} questions already answered, {len(j.todo)} to go"
+                 + (f" ({retry} failed, incomplete or of the wrong shape on disk: answering them again)" if retry else '') + f"; {redact_url(repr(j.backend))}")
+    backend = jobs[0].backend
+    bar = _progress(sum(len(j.todo) for j in jobs), backend.model_id if len(jobs) == 1 else f"{len(jobs)} models", progress)
+    run = _run_pipelined if callable(getattr(backend, 'run_asking', None)) else _run_waves # a server, or the in-process decoder: each question on its own
+    if run is _run_waves and len(jobs) > 1: raise ValueError(f"{backend!r} answers one model at a time: give it one job")
+    try: run(backend, jobs, gen, bench, bar)
+    finally: bar.close()
+    secs = time.perf_counter() - t0
+    for j in jobs: _compact(j.out)
+    together = lambda j: {'answered_with': [k.backend.model_id for k in jobs if k is not j]} if len(jobs) > 1 else {}
+    return [{**_summary(j.backend, j.out, len(questions), len(j.todo), j.stats, secs), **together(j)} for j in jobs]
+
+# %% ../nbs/03_conversation.ipynb #87657662
 def answer_questions(backend, # a `mtbench.backends.Backend`, opened by the caller (who closes it)
                      questions:list, # the `Question`s to answer
                      out:RecordFile, # the answer file, named and checked by the caller
@@ -240,19 +278,7 @@ def answer_questions(backend, # a `mtbench.backends.Backend`, opened by the call
                      progress=True, # show a progress bar: True (tqdm's), False, or a tqdm-like class to make it with
                     ) -> dict:
     "Answer `questions` with `backend` into `out`, skipping those answered there; the counts and speed. No lock, no file check, no backend made: the caller's."
-    bench = bench or _OwnHistory()
-    todo, retry = _todo(out, questions, bench)
-    log.info(f"{backend.model_id}: {len(questions)-len(todo)} of {len(questions)} questions already answered, {len(todo)} to go"
-             + (f" ({retry} failed, incomplete or of the wrong shape on disk: answering them again)" if retry else '') + f"; {redact_url(repr(backend))}")
-    stats = dict(new_tokens=0, answered=0, failed=0)
-    t0 = time.perf_counter()
-    bar = _progress(len(todo), backend.model_id, progress)
-    run = _run_pipelined if callable(getattr(backend, 'run_asking', None)) else _run_waves # a server: each question on its own
-    try: run(backend, todo, out, gen, bench, bar, stats)
-    finally: bar.close()
-    secs = time.perf_counter() - t0
-    _compact(out)
-    return _summary(backend, out, len(questions), len(todo), stats, secs)
+    return answer_together([AnswerJob(backend, out)], questions, gen, bench, progress)[0]
 
 # %% ../nbs/03_conversation.ipynb #be804f54
 def _print_summary(info:dict):

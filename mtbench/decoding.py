@@ -160,6 +160,7 @@ class DecodeStats:
     halvings: int = 0 # out-of-memory errors that halved the slots
     moves: int = 0 # rows moved to a lower slot, to keep the rows decoding together
     split_steps: int = 0 # steps whose attention ran over several ranges of slots (`split_ranges`)
+    mixed_steps: int = 0 # steps whose rows ran with different adapters in one batch (PEFT's `adapter_names`)
     prefill_seconds: float = 0.0 # running prompts into their slots
     decode_seconds: float = 0.0 # decoding steps (a CUDA graph's capture included)
     graph_seconds: float = 0.0 # capturing the step as a CUDA graph: its warm-up and capture
@@ -444,6 +445,7 @@ def _forward(self:Decoder, n:int, width:int):
     w.index = (self.base[:n] + self.pos[:n, None]).reshape(-1)
     ranges = split_ranges([len(r.ids) + len(r.out) if r is not None else 0 for r in self.rows[:n]]) if self.split else None
     self.stats.split_steps += ranges is not None
+    self.stats.mixed_steps += len({r.adapter for r in self.rows[:n] if r is not None}) > 1
     token = SLOT_RANGES.set(ranges)
     try: logits = self.model(input_ids=self.last[:n, None], position_ids=self.pos[:n, None], attention_mask=self._mask(n, width),
                              use_cache=True, **{self._cache_kw: self.cache}, **adapter_names(self.rows[:n], self.active)).logits[:, -1]

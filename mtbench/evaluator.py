@@ -260,18 +260,37 @@ def _next_shares(self:MTBenchEvaluator, m:ModelPlan) -> bool:
 
 # %% ../nbs/05_evaluator.ipynb #8aa8164b
 @patch
+def _answer_group(self:MTBenchEvaluator, m:ModelPlan) -> dict:
+    "Every model of `m`'s group answered in one pass over the loaded base, rows of different adapters in one batch: {name: what run.json records}; {} where they cannot share one (then one by one)."
+    from mtbench.conversation import AnswerJob, answer_together
+    rr = self.resolve()
+    ps = [p for p in rr.models if p.group == m.group and not p.problem]
+    if m.engine.name != 'transformers' or len(ps) < 2: return {} # a served group: each model's requests name its adapter, one model after another
+    views = [self._open(p) for p in ps]
+    try:
+        if not self.shared.mixable(views): return {}
+        infos = answer_together([AnswerJob(v, p.answers) for p, v in zip(ps, views)], rr.questions, rr.gen, rr.asked, self._progress.bar)
+    finally:
+        for v in views: v.close()
+    self.shared.close() # the whole group answered: its base goes
+    return {p.name: i for p, i in zip(ps, infos)}
+
+@patch
 def answer(self:MTBenchEvaluator, model:str, # one of the evaluator's models
           ):
     "Generate `model`'s answers (skipping those on disk) with the engine chosen for it, then free its memory; returns what run.json records."
     from mtbench.conversation import answer_questions
     from mtbench.memory import free_memory
-    rr, t0 = self.resolve(), time.monotonic()
+    rr, t0, done = self.resolve(), time.monotonic(), self.__dict__.setdefault('_together', {}) # done: the group's models answered in its pass
     m = next(p for p in rr.models if p.name == model)
     if m.problem: raise m.problem
     try:
-        backend = self._open(m)
-        try: info = answer_questions(backend, rr.questions, m.answers, rr.gen, rr.asked, self._progress.bar)
-        finally: backend.close() # frees the model, or stops the engine's server (a shared base stays)
+        if m.group and model not in done and ('apart', m.group) not in done: done.update(self._answer_group(m) or {('apart', m.group): True})
+        if model in done: info = done.pop(model)
+        else:
+            backend = self._open(m)
+            try: info = answer_questions(backend, rr.questions, m.answers, rr.gen, rr.asked, self._progress.bar)
+            finally: backend.close() # frees the model, or stops the engine's server (a shared base stays)
     finally:
         if not self._next_shares(m): self.shared.close() # the group's last model in a row: its base goes
         free_memory()
@@ -440,7 +459,7 @@ def _run(self:MTBenchEvaluator, command:str|None=None, # the command line, for r
     "Answers, judgments and the report for every model, through the run loop; continues a run that was stopped."
     self._t0 = time.monotonic()
     self._check_run() # before anything is loaded or written
-    self._progress, self._judging, self._answered = progress or Progress(), None, []
+    self._progress, self._judging, self._answered, self._together = progress or Progress(), None, [], {}
     self._background = not self.judge_spec.local and self.settings.judging.mode == 'single'
     self._loop = RunLoop(self.folder, self._fixed_record(command))
     stop = lambda: (self.shared.close(), self._judging and self._judging.stop()) # in a notebook the process lives on: the judging must end, the base go

@@ -81,6 +81,7 @@ def sweep_groups(sources:dict, # {model: its `ModelSource`}: the run's models an
 def random_loras(base:str|Path, # the base model's folder
                  folders:list, # where the adapters go, one each
                  zero:tuple=(), # the folders whose adapter gets B matrices zero (it changes nothing)
+                 dora:tuple=(), # the folders whose adapter is a DoRA one (its magnitudes learnt too)
                  seed:int=0, # the first adapter's seed (the next: seed + 1, ...)
                 ) -> list:
     "LoRA adapters of `base` (r 8 on the attention's q and v projections) with random weights, saved as a training run saves them; their folders."
@@ -90,7 +91,7 @@ def random_loras(base:str|Path, # the base model's folder
     model = AutoModelForCausalLM.from_pretrained(str(base), dtype=torch.float32)
     for i, f in enumerate(map(str, folders)):
         torch.manual_seed(seed + i)
-        pm = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0, target_modules=['q_proj', 'v_proj'], init_lora_weights=f in map(str, zero)))
+        pm = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0, target_modules=['q_proj', 'v_proj'], init_lora_weights=f in map(str, zero), use_dora=f in map(str, dora)))
         pm.save_pretrained(f); model = pm.unload()
     return [Path(f) for f in folders]
 
@@ -102,7 +103,11 @@ def adapter_name(model_id:str, # the model's id (its answer file's name)
 
 class SharedBackend(HFBackend):
     "An `HFBackend` over a `SharedBase`'s model, answering with one of its adapters (or none); closing it leaves the base loaded."
+    active = None # the adapter made the model's active one before each decoding, for rows that cannot name theirs (DoRA)
     def close(self): self.lm = self.model = None
+    def decoder(self):
+        if self.active: self.model.set_adapter(self.active)
+        return super().decoder()
     def info(self) -> dict:
         sb = self.shared
         return {**super().info(), 'adapter': self.adapter, 'shared_base': dict(base=sb.base, adapters=len(sb.adapters), loads=sb.loads),
@@ -111,7 +116,7 @@ class SharedBackend(HFBackend):
 # %% ../nbs/02g_sweeps.ipynb #e7fe1e84
 class SharedBase:
     "The base model a run holds for a group of models that share it (`sweep_groups`): loaded once, every adapter of the group attached."
-    def __init__(self): self.key, self.lm, self.server, self.base, self.adapters, self.zero, self.apart, self.loads = None, None, None, None, {}, set(), {}, 0
+    def __init__(self): self.key, self.lm, self.server, self.base, self.adapters, self.zero, self.dora, self.apart, self.loads = None, None, None, None, {}, set(), set(), {}, 0
     def __repr__(self):
         on = f" on {self.server.kind}" if self.server else ''
         return f"SharedBase({self.base}{on}, {len(self.adapters)} adapters, loaded {self.loads} times)" if self.lm or self.server else "SharedBase(none loaded)"
@@ -143,6 +148,7 @@ def _load(self:SharedBase, key:str, members:dict, gen, prompt_tokens:int):
     self.lm = load_model(base, gen, prompt_tokens=prompt_tokens, model_id=adapter_name(next(iter(members))), adapters=ads)
     self.key, self.base, self.adapters, self.loads = key, base.location, ads, self.loads + 1
     self.zero = {a for a in ads if lora_b_zero(self.lm.model, a)}
+    self.dora = {a for a, c in getattr(self.lm.model, 'peft_config', {}).items() if getattr(c, 'use_dora', False)}
     for a in sorted(self.zero): log.warning(f"{ads[a]}: every LoRA B matrix is zero: the adapter changes nothing (untrained, or saved before its first step)")
 
 # %% ../nbs/02g_sweeps.ipynb #d1bb8aa4
@@ -164,9 +170,17 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
     lm = replace(self.lm, model_id=model_id, source=src.location, base_model=self.base if src.kind == 'adapter' else None)
     if src.kind == 'adapter' and any((Path(src.location)/f).exists() for f in ('tokenizer.json', 'tokenizer_config.json')):
         lm.tokenizer = AutoTokenizer.from_pretrained(src.location); ready_for_generation(lm.model, lm.tokenizer) # the adapter's own tokenizer wins
-    be = SharedBackend(lm, gen.batch_size)
-    be.adapter, be.shared = adapter_name(model_id) if src.kind == 'adapter' else '__base__', self
+    be, name = SharedBackend(lm, gen.batch_size), adapter_name(model_id) if src.kind == 'adapter' else '__base__'
+    if name in self.dora: be.active, name = name, None # PEFT runs a DoRA adapter as the active one only
+    be.adapter, be.shared = name, self
     return be
+
+# %% ../nbs/02g_sweeps.ipynb #7d6b0435
+@patch
+def mixable(self:SharedBase, views:list, # the backends `open` gave, one per model of the group
+           ) -> bool:
+    "Whether `views` can decode in one batch, each row with its adapter: in process over this base, with its tokenizer, no DoRA adapter among them."
+    return self.lm is not None and not self.dora and all(isinstance(v, SharedBackend) and v.tok is self.lm.tokenizer for v in views)
 
 # %% ../nbs/02g_sweeps.ipynb #562dea94
 LLAMA_CPP_DIR_ENV = 'MTBENCH_LLAMA_CPP_DIR' # a llama.cpp source checkout, for its convert_lora_to_gguf.py
