@@ -30,6 +30,8 @@ Each worker gets `OMP_NUM_THREADS` = cores / workers (unless it is set): PyTorch
 once would otherwise oversubscribe the cores (two notebooks, idle, 129 s -> 119 s; more where both start model
 servers). `--times FILE` writes this run's seconds there (`--times .ci/nb_seconds.json` after a full run, to
 keep the simulated schedule current).
+`--no-coverage` runs the workers without coverage (as `nbdev_test` does): faster where tests start Python subprocesses
+(coverage's `patch = subprocess` traces each of them, llama.cpp's converter and `transformers serve` included).
 """
 import __future__, argparse, ast, heapq, json, math, os, random, re, shlex, shutil, subprocess, sys, tempfile, threading, time
 from pathlib import Path
@@ -123,6 +125,17 @@ def coverage(*args, data_file):
     return subprocess.run([sys.executable, '-m', 'coverage', *args, f'--rcfile={RCFILE}', f'--data-file={data_file}'],
                           capture_output=True, text=True)
 
+def report_coverage(data, keep=False):
+    "Combine the workers' (and their subprocesses') data and print the line coverage of mtbench/ per module."
+    r = coverage('combine', data_file=data)
+    bad = re.search(r'(\d+) files? errored', r.stdout + r.stderr)
+    if r.returncode and not bad: print(r.stdout + r.stderr)
+    r = coverage('report', data_file=data)
+    print("\nLine coverage of mtbench/ by the notebooks' tests, per module"
+          + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
+    print(r.stdout + r.stderr)
+    if not keep: shutil.rmtree(data.parent, ignore_errors=True)
+
 def makespan(order, n_workers, secs):
     "When the last worker would finish `order`, each taking the next notebook when free, with `secs(nb)` each."
     free = [0.0]*n_workers
@@ -144,11 +157,11 @@ class Worker:
     "One worker process (under coverage) and what it ran."
     def __init__(self, k, data, lib_path, root, env, logdir):
         self.k, self.ran = k, []
+        cov = [] if data is None else ['-m', 'coverage', 'run', f'--rcfile={RCFILE}', f'--data-file={data}', f'--source={lib_path}']
         (cr, cw), (rr, rw) = os.pipe(), os.pipe()
         self.log_path = Path(logdir)/f'worker{k}.log'
         self.log = open(self.log_path, 'ab')
-        self.proc = subprocess.Popen([sys.executable, '-m', 'coverage', 'run', f'--rcfile={RCFILE}', f'--data-file={data}', f'--source={lib_path}',
-                                      __file__, '--worker', f'{cr},{rw}'], stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen([sys.executable, *cov, __file__, '--worker', f'{cr},{rw}'], stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
                                      pass_fds=(cr, rw), cwd=root, env=env)
         os.close(cr); os.close(rw)
         self.cmds, self.results = os.fdopen(cw, 'w'), os.fdopen(rr)
@@ -183,6 +196,7 @@ def main():
     p.add_argument('--flags', default='', help="space-separated test flags whose cells run too, in every notebook (nbdev_test's --flags)")
     p.add_argument('--force', action='append', default=[], metavar='NOTEBOOK=FLAGS', help="flags whose cells run too in one notebook, e.g. 02d_engines.ipynb=slow")
     p.add_argument('--data-file', help="keep the coverage data here, e.g. for `coverage report -m --data-file=...`")
+    p.add_argument('--no-coverage', action='store_true', help="run the tests without measuring coverage (as nbdev_test does)")
     p.add_argument('--times', help="write each notebook's seconds to this JSON file")
     p.add_argument('--worker', help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -201,6 +215,7 @@ def main():
     data.parent.mkdir(parents=True, exist_ok=True)
     for f in data.parent.glob(data.name + '*'): f.unlink() # no data of an earlier run
     logdir = Path(tempfile.mkdtemp(prefix='nbcov_logs_'))
+    cov = None if a.no_coverage else data
 
     last = json.loads((HERE/'nb_seconds.json').read_text()) if (HERE/'nb_seconds.json').exists() else {}
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(10**6)
@@ -219,7 +234,7 @@ def main():
         return f"python .ci/nbcov.py --in-order --n-workers 1{fl}{' --flags ' + shlex.quote(a.flags) if a.flags else ''} {names}"
 
     def run(k):
-        w = Worker(k, data, cfg.lib_path, cfg.config_path, env, logdir); workers.append(w)
+        w = Worker(k, cov, cfg.lib_path, cfg.config_path, env, logdir); workers.append(w)
         while True:
             with lock:
                 if not queue: break
@@ -234,7 +249,7 @@ def main():
                 print(out[-20000:], flush=True)
                 print(f"replay this worker's sequence in one process: {replay(w)}", flush=True)
             if res is None: # the worker died: a fresh one for the rest
-                w.close(); w = Worker(k, data, cfg.lib_path, cfg.config_path, env, logdir); workers.append(w)
+                w.close(); w = Worker(k, cov, cfg.lib_path, cfg.config_path, env, logdir); workers.append(w)
         w.close()
 
     start = time.time()
@@ -245,14 +260,8 @@ def main():
     print('\nEach worker process ran, in order:')
     for w in sorted(workers, key=lambda w: w.k): print(f"  worker {w.k}: {' '.join(nb.stem for nb in w.ran)}")
     if a.times: Path(a.times).write_text(json.dumps({k: round(v) for k, v in sorted(took.items()) if not math.isnan(v)}, indent=0) + '\n')
-    r = coverage('combine', data_file=data)
-    bad = re.search(r'(\d+) files? errored', r.stdout + r.stderr)
-    if r.returncode and not bad: print(r.stdout + r.stderr)
-    r = coverage('report', data_file=data)
-    print("\nLine coverage of mtbench/ by the notebooks' tests, per module"
-          + (f" ({bad.group(1)} data file(s) of processes the tests kill on purpose left out)" if bad else '') + ':')
-    print(r.stdout + r.stderr)
-    if not a.data_file: shutil.rmtree(data.parent, ignore_errors=True)
+    if cov is not None: report_coverage(data, keep=bool(a.data_file))
+    else: print("\nLine coverage: not measured (--no-coverage)")
     skipped = flagged_cells(nbs, cfg.tst_flags.split(), force) # issue 42, #4: no flagged cell skipped unnoticed
     print(f"flagged cells skipped: {sum(skipped.values())} ({', '.join(f'{k} {v}' for k, v in skipped.items()) or 'none'}); run them with nbdev_test --flags")
     shutil.rmtree(logdir, ignore_errors=True)
