@@ -164,8 +164,9 @@ class AnswerJob:
     backend: object # a `mtbench.backends.Backend` (several jobs of one pass: views of one loaded model, one per adapter)
     out: RecordFile # its answer file, named and checked by the caller
     todo: list = field(default_factory=list) # its questions not answered on disk (`_todo`)
-    stats: dict = field(default_factory=lambda: dict(new_tokens=0, answered=0, failed=0))
-    def done(self, rec:Answer):
+    stats: dict = field(default_factory=lambda: dict(new_tokens=0, answered=0, failed=0)) # what its summary counts
+    def done(self, rec:Answer, # a record just appended to `out`
+            ):
         "Count a record appended to `out`."
         self.stats['answered' if 'error' not in rec.extra else 'failed'] += 1; self.stats['new_tokens'] += sum(rec.extra['new_tokens'])
 
