@@ -110,7 +110,7 @@ class SharedBackend(HFBackend):
         return super().decoder()
     def info(self) -> dict:
         sb = self.shared
-        return {**super().info(), 'adapter': self.adapter, 'shared_base': dict(base=sb.base, adapters=len(sb.adapters), loads=sb.loads),
+        return {**super().info(), 'adapter': self.adapter or self.active, 'shared_base': dict(base=sb.base, adapters=len(sb.adapters), loads=sb.loads),
                 **({'lora_b_zero': True} if self.adapter in sb.zero else {})}
 
 # %% ../nbs/02g_sweeps.ipynb #e7fe1e84
