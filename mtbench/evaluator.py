@@ -266,9 +266,10 @@ def _answer_group(self:MTBenchEvaluator, m:ModelPlan) -> dict:
     rr = self.resolve()
     ps = [p for p in rr.models if p.group == m.group and not p.problem]
     if m.engine.name != 'transformers' or len(ps) < 2: return {} # a served group: each model's requests name its adapter, one model after another
-    views = [self._open(p) for p in ps]
+    first = self._open(ps[0]) # loads the base, every adapter of the group attached
+    if not self.shared.mixable({p.model_id: p.source for p in rr.models if p.group == m.group}): first.close(); return {}
+    views = [first, *(self._open(p) for p in ps[1:])]
     try:
-        if not self.shared.mixable(views): return {}
         infos = answer_together([AnswerJob(v, p.answers) for p, v in zip(ps, views)], rr.questions, rr.gen, rr.asked, self._progress.bar)
     finally:
         for v in views: v.close()

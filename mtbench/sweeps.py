@@ -152,6 +152,10 @@ def _load(self:SharedBase, key:str, members:dict, gen, prompt_tokens:int):
     for a in sorted(self.zero): log.warning(f"{ads[a]}: every LoRA B matrix is zero: the adapter changes nothing (untrained, or saved before its first step)")
 
 # %% ../nbs/02g_sweeps.ipynb #d1bb8aa4
+def _own_tokenizer(src) -> bool:
+    "Whether adapter `src` ships a tokenizer of its own (which then wins over its base's)."
+    return src.kind == 'adapter' and any((Path(src.location)/f).exists() for f in ('tokenizer.json', 'tokenizer_config.json'))
+
 @patch
 def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
          members:dict, # {model id: `ModelSource`} of the group's models
@@ -168,7 +172,7 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
     if key != self.key or any(adapter_name(m) not in self.adapters for m, s in members.items() if s.kind == 'adapter'): self._load(key, members, gen, prompt_tokens)
     src = members[model_id]
     lm = replace(self.lm, model_id=model_id, source=src.location, base_model=self.base if src.kind == 'adapter' else None)
-    if src.kind == 'adapter' and any((Path(src.location)/f).exists() for f in ('tokenizer.json', 'tokenizer_config.json')):
+    if _own_tokenizer(src):
         lm.tokenizer = AutoTokenizer.from_pretrained(src.location); ready_for_generation(lm.model, lm.tokenizer) # the adapter's own tokenizer wins
     be, name = SharedBackend(lm, gen.batch_size), adapter_name(model_id) if src.kind == 'adapter' else '__base__'
     if name in self.dora: be.active, name = name, None # PEFT runs a DoRA adapter as the active one only
@@ -177,10 +181,10 @@ def open(self:SharedBase, key:str, # the group's base key (`sweep_groups`)
 
 # %% ../nbs/02g_sweeps.ipynb #7d6b0435
 @patch
-def mixable(self:SharedBase, views:list, # the backends `open` gave, one per model of the group
+def mixable(self:SharedBase, members:dict, # {model id: `ModelSource`} of the group's models, as `open` takes them
            ) -> bool:
-    "Whether `views` can decode in one batch, each row with its adapter: in process over this base, with its tokenizer, no DoRA adapter among them."
-    return self.lm is not None and not self.dora and all(isinstance(v, SharedBackend) and v.tok is self.lm.tokenizer for v in views)
+    "Whether `members` can decode in one batch, each row with its adapter: loaded in process (not served), none with a tokenizer of its own, no DoRA adapter."
+    return self.lm is not None and not self.dora and not any(_own_tokenizer(s) for s in members.values())
 
 # %% ../nbs/02g_sweeps.ipynb #562dea94
 LLAMA_CPP_DIR_ENV = 'MTBENCH_LLAMA_CPP_DIR' # a llama.cpp source checkout, for its convert_lora_to_gguf.py
