@@ -42,7 +42,7 @@ class ResolvedRun:
     questions:list # the selected questions, read once
     folder:RunFolder # the run folder, built once: OUTPUT, or OUTPUT/NAME for another benchmark
     gen:Generation # the generation settings, checked once (batch_size parsed, the engine's name known), the answer budget filled in
-    device:str # where local models go (`mtbench.memory.default_device`, once)
+    device:str|None # where local models go (`mtbench.memory.default_device`, once); None when every model is served elsewhere
     prompt_tokens:int # the longest prompt expected (`mtbench.conversation.longest_prompt`): sizes each model's memory plan
     models:tuple=() # one `ModelPlan` per model, in order
     judge:object=None # the judging side's resolved judge (today `MTBenchEvaluator.judge_spec` resolves it)
@@ -128,8 +128,9 @@ def resolve_run(run:RunSettings, # the run's settings, as the entry point built 
     gen = run.generation.check().update(max_new_tokens=run.generation.new_tokens(1024)) # batch_size parsed, the budget filled: once
     model_urls(gen.model_base_url) # an URL that cannot be one is refused now, before anything is paid
     asked = _OffProtocol(bench, gen.system_prompt, gen.temperature) if gen.off_protocol() else bench
-    folder, device = RunFolder(Path(run.output_dir)/bench.folder('')), default_device() # bench.folder(''): the benchmark's own subfolder
+    folder = RunFolder(Path(run.output_dir)/bench.folder('')) # bench.folder(''): the benchmark's own subfolder
     pre = [_model_filing(m, run, gen) for m in run.models]
+    device = default_device() if any(ep is None for ep, *_ in pre) else None # PyTorch is imported only where a model runs here
     names = iter(folder.file_names([f for *_, f in pre if isinstance(f, Filing)])) # each model its own file, whatever its name (one name each, every run)
     plans = _with_groups(tuple(_model_plan(m, ep, src, f, next(names) if isinstance(f, Filing) else None, folder, gen, device) for m, (ep, src, f) in zip(run.models, pre)))
     return ResolvedRun(run, bench, asked, qs, folder, gen, device, longest_prompt(qs, gen.max_new_tokens, asked) if qs else 0, plans)

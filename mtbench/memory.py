@@ -132,8 +132,8 @@ def free_memory() -> dict:
     "Collect garbage and return cached CUDA blocks to the device; returns the memory afterwards."
     gc.collect(); gc.collect()
     torch = sys.modules.get('torch')
-    if torch is not None and torch.cuda.is_available():
-        torch.cuda.synchronize(); torch.cuda.empty_cache(); torch.cuda.ipc_collect()
+    if torch is None: return {'cpu': cpu_memory(), 'gpu': None} # PyTorch never imported (served models only): no CUDA memory of this process, none imported to say so
+    if torch.cuda.is_available(): torch.cuda.synchronize(); torch.cuda.empty_cache(); torch.cuda.ipc_collect()
     return memory_snapshot()
 
 # %% ../nbs/01_memory.ipynb #f8ff9f06
