@@ -30,7 +30,8 @@ Each worker gets `OMP_NUM_THREADS` = cores / workers (unless it is set): PyTorch
 once would otherwise oversubscribe the cores (two notebooks, idle, 129 s -> 119 s; more where both start model
 servers). `--times FILE` writes this run's seconds there (`--times .ci/nb_seconds.json` after a full run, to
 keep the simulated schedule current).
-`--no-coverage` runs the workers without coverage (as `nbdev_test` does): faster where tests start Python subprocesses
+`--cell-times FILE` appends each code cell's seconds there (JSON lines) and lists the slowest cells at the end: where a
+slow CI spends its time. `--no-coverage` runs the workers without coverage (as `nbdev_test` does): faster where tests start Python subprocesses
 (coverage's `patch = subprocess` traces each of them, llama.cpp's converter and `transformers serve` included).
 """
 import __future__, argparse, ast, heapq, json, math, os, random, re, shlex, shutil, subprocess, sys, tempfile, threading, time
@@ -64,8 +65,15 @@ def _future_flags(tree):
 def _patch_shell(current):
     "Make execnb's shell run an exported cell of the notebook under test from its module file; `current` holds that notebook's chunks."
     from execnb.shell import CaptureShell
-    plain_cell = CaptureShell.cell
+    plain_cell, times = CaptureShell.cell, os.environ.get('NBCOV_CELL_TIMES')
     def cell(self, c, *args, **kwargs):
+        t0 = time.monotonic()
+        try: return run_cell(self, c, *args, **kwargs)
+        finally:
+            if times and c.cell_type == 'code':
+                with open(times, 'a') as f: f.write(json.dumps({'notebook': current_nb[0], 'cell': c.get('id'), 'secs': round(time.monotonic() - t0, 2),
+                                                                 'first_line': (c.source.splitlines() or [''])[0][:100]}) + '\n')
+    def run_cell(self, c, *args, **kwargs):
         chunk = current.get(c.get('id')) if c.cell_type == 'code' else None
         if chunk is None: return plain_cell(self, c, *args, **kwargs)
         fn, first, text = chunk
@@ -89,6 +97,8 @@ def _patch_shell(current):
     pkg = get_config().lib_path.name
     CaptureShell.cell = cell
 
+current_nb = [''] # the notebook a worker is testing, for --cell-times
+
 def run_worker(cmd_fd, result_fd):
     "A worker process: test the notebooks named on `cmd_fd`, one a line (`path<TAB>flags to force`), in turn; one JSON line of result each on `result_fd`."
     from nbdev.config import get_config
@@ -102,7 +112,7 @@ def run_worker(cmd_fd, result_fd):
     for line in cmds:
         path, _, force = line.rstrip('\n').partition('\t')
         nb = Path(path)
-        current.clear(); current.update({cid: v for (p, cid), v in chunks.items() if p == nb})
+        current.clear(); current.update({cid: v for (p, cid), v in chunks.items() if p == nb}); current_nb[0] = nb.name
         print(f"\n===== nbcov: {nb.name} =====", flush=True)
         ok, secs = test_nb(nb, skip_flags=cfg.tst_flags.split(), force_flags=force.split(), basepath=cfg.config_path)
         sys.stdout.flush(); sys.stderr.flush()
@@ -198,6 +208,7 @@ def main():
     p.add_argument('--data-file', help="keep the coverage data here, e.g. for `coverage report -m --data-file=...`")
     p.add_argument('--no-coverage', action='store_true', help="run the tests without measuring coverage (as nbdev_test does)")
     p.add_argument('--times', help="write each notebook's seconds to this JSON file")
+    p.add_argument('--cell-times', help="append each code cell's seconds to this file (JSON lines: notebook, cell, secs, first_line); the slowest are listed at the end")
     p.add_argument('--worker', help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker: return run_worker(*map(int, a.worker.split(',')))
@@ -225,7 +236,7 @@ def main():
           + ': ' + ' '.join(nb.stem for nb in order), flush=True)
     # each worker's PyTorch (and the servers its tests start) gets its share of the cores: two notebooks each running
     # as many threads as there are cores oversubscribe them, and OpenMP's waiting threads then burn the time they wait
-    env = {'OMP_NUM_THREADS': str(max(1, (os.cpu_count() or 1)//n_workers)), **os.environ}
+    env = {'OMP_NUM_THREADS': str(max(1, (os.cpu_count() or 1)//n_workers)), **os.environ, **({'NBCOV_CELL_TIMES': str(Path(a.cell_times).resolve())} if a.cell_times else {})}
     queue, lock, took, ok, workers = list(order), threading.Lock(), {}, {}, []
 
     def replay(w):
@@ -260,6 +271,10 @@ def main():
     print('\nEach worker process ran, in order:')
     for w in sorted(workers, key=lambda w: w.k): print(f"  worker {w.k}: {' '.join(nb.stem for nb in w.ran)}")
     if a.times: Path(a.times).write_text(json.dumps({k: round(v) for k, v in sorted(took.items()) if not math.isnan(v)}, indent=0) + '\n')
+    if a.cell_times and Path(a.cell_times).exists():
+        cells = sorted((json.loads(l) for l in Path(a.cell_times).read_text().splitlines()), key=lambda r: -r['secs'])
+        print(f"\nThe slowest cells (of {len(cells)}, {sum(r['secs'] for r in cells):.0f} s in all; every cell in {a.cell_times}):")
+        for r in cells[:12]: print(f"  {r['secs']:6.1f} s  {r['notebook']} cell {r['cell']}: {r['first_line']}")
     if cov is not None: report_coverage(data, keep=bool(a.data_file))
     else: print("\nLine coverage: not measured (--no-coverage)")
     skipped = flagged_cells(nbs, cfg.tst_flags.split(), force) # issue 42, #4: no flagged cell skipped unnoticed
