@@ -495,12 +495,14 @@ def main(argv=None):
     log(f"memory bandwidth of {a.device}: {bw:.0f} GB/s (a copy, read + write); {a.jobs} memory children at once")
     recs, notes, lock = [], [], threading.Lock()
     header = ''
+    rank = {v: i for i, v in enumerate(['main', 'e2e', 't4', '8bit', '4bit', 'speed'])}
+    place = lambda r: (rank.get(r['variant'], len(rank)), a.models.index(r['model']) if r['model'] in a.models else len(a.models))
     def record(rec):
         nonlocal header
         with lock:
             rec.setdefault('weights', 'random weights')
             rec['why'] = check(rec, a.cap_gb) if rec['variant'] != 'e2e' else ([rec['error']] if rec.get('error') else [])
-            recs.append(rec)
+            recs.append(rec); recs.sort(key=place) # the rows in the seed models' order, whichever child ends first (--jobs)
             gpu = next((r['gpu'] for r in recs if r.get('gpu') and 'emulated' not in r['gpu']), a.device)
             header = (f"{gpu}; random weights; cap {a.cap_gb:g} GB; {a.max_new_tokens} new tokens a turn; speed: {a.speed_tokens} new tokens a row; "
                       f"bandwidth {bw:.0f} GB/s; {a.jobs} memory children at once; {time.time() - start:.0f} s")
