@@ -409,12 +409,15 @@ def row(r, sp=None):
             '' if r.get('held_gb') is None else f"{r['held_gb']:.2f}", f(sp.get('tokens_per_s')), f(sp.get('step_ms'), 2), f(sp.get('roof_ms'), 2),
             f(sp.get('tokens_per_s_batch1')), f(sp.get('step_ms_batch1'), 2), f(sp.get('roof_ms_batch1'), 2), f(sp.get('target_roof_ms_batch1'), 2), graph, ok]
 
+def row_order(r):
+    "Where a record goes: the six main rows first, the end-to-end run, the other memory variants, the speed rows; each in the seed models' order."
+    return (['main', 'e2e', 't4', '8bit', '4bit', 'speed'].index(r['variant']), SEEDS.index(r['model']) if r['model'] in SEEDS else 0)
+
 def table_rows(recs):
     "The table: the memory rows (main ones with their model's speed), the end-to-end run, then speed rows with no memory row."
     speeds = {r['model']: r for r in recs if r['variant'] == 'speed'}
     mains = {r['model'] for r in recs if r['variant'] == 'main'}
-    order = lambda r: (['main', 'e2e', 't4', '8bit', '4bit'].index(r['variant']), SEEDS.index(r['model']) if r['model'] in SEEDS else 0) # the six main rows first
-    rows = [row(r, speeds.get(r['model']) if r['variant'] == 'main' else None) for r in sorted((r for r in recs if r['variant'] != 'speed'), key=order)]
+    rows = [row(r, speeds.get(r['model']) if r['variant'] == 'main' else None) for r in sorted((r for r in recs if r['variant'] != 'speed'), key=row_order)]
     return rows + [row({**r, 'variant': 'speed', 'phases': {}, 'why': []}, r) for m, r in speeds.items() if m not in mains and 'estimated_gb' in r]
 
 def write(out:Path, recs:list, header:str, notes:list=()):
@@ -495,14 +498,12 @@ def main(argv=None):
     log(f"memory bandwidth of {a.device}: {bw:.0f} GB/s (a copy, read + write); {a.jobs} memory children at once")
     recs, notes, lock = [], [], threading.Lock()
     header = ''
-    rank = {v: i for i, v in enumerate(['main', 'e2e', 't4', '8bit', '4bit', 'speed'])}
-    place = lambda r: (rank.get(r['variant'], len(rank)), a.models.index(r['model']) if r['model'] in a.models else len(a.models))
     def record(rec):
         nonlocal header
         with lock:
             rec.setdefault('weights', 'random weights')
             rec['why'] = check(rec, a.cap_gb) if rec['variant'] != 'e2e' else ([rec['error']] if rec.get('error') else [])
-            recs.append(rec); recs.sort(key=place) # the rows in the seed models' order, whichever child ends first (--jobs)
+            recs.append(rec); recs.sort(key=row_order) # proof.json in the table's order, whichever child ends first (--jobs)
             gpu = next((r['gpu'] for r in recs if r.get('gpu') and 'emulated' not in r['gpu']), a.device)
             header = (f"{gpu}; random weights; cap {a.cap_gb:g} GB; {a.max_new_tokens} new tokens a turn; speed: {a.speed_tokens} new tokens a row; "
                       f"bandwidth {bw:.0f} GB/s; {a.jobs} memory children at once; {time.time() - start:.0f} s")
